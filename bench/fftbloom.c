@@ -1,0 +1,443 @@
+/* fftbloom benchmark: median GPU time per frame (CUDA events) of the fused
+ * R2C pipeline, the seed's packed two-channel C2C, the naive baseline and
+ * plain cuFFT R2C+C2R on the same grid; inputs rotated over > 2x L2.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../reference/fftbloom.h"
+#include "../kernels/fftbloom.h"
+
+#define CK(x) do { int e_ = (int) (x); if (e_) { fprintf (stderr, "%s:%d: %s: %s\n", \
+  __FILE__, __LINE__, #x, ci_cuda_error_string (e_)); exit (1); } } while (0)
+
+#define WARMUP 10
+#define RUNS 100
+#define MAX_ROWS 64
+
+typedef struct
+{
+  char what[96];
+  int w, h, nx, ny;
+  float med, p10, p90;
+} Row;
+
+static Row rows[MAX_ROWS];
+static int nrows;
+
+static int
+cmpf (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct
+{
+  int n;                        /* rotated frames */
+  void **in, **out;
+  size_t pitch;
+} Frames;
+
+static void
+frames_new (Frames * fr, int w, int h)
+{
+  size_t bytes = (size_t) w * h * 4;
+  fr->pitch = (size_t) w * 4;
+  fr->n = (int) ((160u << 20) / (2 * bytes)) + 2;  /* > 160 MB in + out */
+  fr->in = calloc (fr->n, sizeof (void *));
+  fr->out = calloc (fr->n, sizeof (void *));
+  unsigned char *host = malloc (bytes);
+  unsigned long long s = 88172645463325252ull;
+  for (size_t i = 0; i < bytes; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    unsigned v = (unsigned) (s & 255);
+    host[i] = v % 9 == 0 ? 250 : v / 3;
+  }
+  for (int i = 0; i < fr->n; i++) {
+    CK (cudaMalloc (&fr->in[i], bytes));
+    CK (cudaMalloc (&fr->out[i], bytes));
+    CK (cudaMemcpy (fr->in[i], host, bytes, cudaMemcpyHostToDevice));
+  }
+  free (host);
+}
+
+static void
+frames_free (Frames * fr)
+{
+  for (int i = 0; i < fr->n; i++) {
+    cudaFree (fr->in[i]);
+    cudaFree (fr->out[i]);
+  }
+  free (fr->in);
+  free (fr->out);
+}
+
+static void
+add_row (const char *what, int w, int h, int nx, int ny, float *t)
+{
+  qsort (t, RUNS, sizeof (float), cmpf);
+  Row *r = &rows[nrows++];
+  snprintf (r->what, sizeof r->what, "%s", what);
+  r->w = w;
+  r->h = h;
+  r->nx = nx;
+  r->ny = ny;
+  r->med = t[RUNS / 2];
+  r->p10 = t[RUNS / 10];
+  r->p90 = t[RUNS * 9 / 10];
+  fprintf (stderr, "  %-44s %4dx%-4d grid %4dx%-4d median %.4f ms\n", what,
+      w, h, nx, ny, r->med);
+}
+
+static void
+bench_mode (const char *what, CiFbMode mode, const CiFbKernel * k, int w,
+    int h, int scale, Frames * fr, cudaStream_t st)
+{
+  CiFbCuda *ctx;
+  CK (ci_fb_cuda_create (&ctx, mode));
+  CK (ci_fb_cuda_set_kernel (ctx, k, w, h, scale, st));
+  CiFbFormat f = { 1, 0, 1, 2, 1 };
+  CiFbParams p = { 0.8f, 0.6f, 0.5f };
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  float t[RUNS];
+  for (int i = 0; i < WARMUP + RUNS; i++) {
+    int j = i % fr->n;
+    CK (cudaEventRecord (e0, st));
+    CK (ci_fb_cuda_process (ctx, fr->in[j], fr->pitch, fr->out[j], fr->pitch,
+            &f, &p, st));
+    CK (cudaEventRecord (e1, st));
+    CK (cudaEventSynchronize (e1));
+    if (i >= WARMUP)
+      CK (cudaEventElapsedTime (&t[i - WARMUP], e0, e1));
+  }
+  int nx, ny;
+  ci_fb_cuda_grid (ctx, &nx, &ny);
+  add_row (what, w, h, nx, ny, t);
+  cudaEventDestroy (e0);
+  cudaEventDestroy (e1);
+  ci_fb_cuda_destroy (ctx);
+}
+
+/* cuFFT alone: R2C + C2R, batch 3, on the grid the pipeline uses. */
+static void
+bench_fft_only (const char *what, int w, int h, int nx, int ny, cudaStream_t st)
+{
+  int n[2] = { ny, nx };
+  size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
+  int rot = 3;
+  float *re[3];
+  cufftComplex *cx[3];
+  for (int i = 0; i < rot; i++) {
+    CK (cudaMalloc ((void **) &re[i], 3 * np * sizeof (float)));
+    CK (cudaMalloc ((void **) &cx[i], 3 * ncp * sizeof (cufftComplex)));
+    CK (cudaMemset (re[i], 0, 3 * np * sizeof (float)));
+  }
+  cufftHandle f, b;
+  if (cufftPlanMany (&f, 2, n, NULL, 1, (int) np, NULL, 1, (int) ncp, CUFFT_R2C, 3)
+      || cufftPlanMany (&b, 2, n, NULL, 1, (int) ncp, NULL, 1, (int) np,
+          CUFFT_C2R, 3) || cufftSetStream (f, st) || cufftSetStream (b, st)) {
+    fprintf (stderr, "cufft plan failed\n");
+    exit (1);
+  }
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  float t[RUNS];
+  for (int i = 0; i < WARMUP + RUNS; i++) {
+    int j = i % rot;
+    CK (cudaEventRecord (e0, st));
+    if (cufftExecR2C (f, re[j], cx[j]) || cufftExecC2R (b, cx[j], re[j])) {
+      fprintf (stderr, "cufft exec failed\n");
+      exit (1);
+    }
+    CK (cudaEventRecord (e1, st));
+    CK (cudaEventSynchronize (e1));
+    if (i >= WARMUP)
+      CK (cudaEventElapsedTime (&t[i - WARMUP], e0, e1));
+  }
+  add_row (what, w, h, nx, ny, t);
+  cufftDestroy (f);
+  cufftDestroy (b);
+  for (int i = 0; i < rot; i++) {
+    cudaFree (re[i]);
+    cudaFree (cx[i]);
+  }
+  cudaEventDestroy (e0);
+  cudaEventDestroy (e1);
+}
+
+/* Whole pipeline from system memory: pinned upload, process, download, with
+ * two streams so one frame's copies overlap the other's kernels. */
+static float
+bench_sysmem (int w, int h, const CiFbKernel * k)
+{
+  size_t bytes = (size_t) w * h * 4;
+  const int NS = 2, FRAMES = 120;
+  cudaStream_t st[2];
+  CiFbCuda *ctx[2];
+  void *hin[2], *hout[2], *din[2], *dout[2];
+  for (int i = 0; i < NS; i++) {
+    CK (cudaStreamCreateWithFlags (&st[i], cudaStreamNonBlocking));
+    CK (ci_fb_cuda_create (&ctx[i], CI_FB_MODE_R2C));
+    CK (ci_fb_cuda_set_kernel (ctx[i], k, w, h, 1, st[i]));
+    CK (cudaMallocHost (&hin[i], bytes));
+    CK (cudaMallocHost (&hout[i], bytes));
+    memset (hin[i], 100, bytes);
+    CK (cudaMalloc (&din[i], bytes));
+    CK (cudaMalloc (&dout[i], bytes));
+  }
+  CiFbFormat f = { 1, 0, 1, 2, 1 };
+  CiFbParams p = { 0.8f, 0.6f, 0.5f };
+  CK (cudaDeviceSynchronize ());
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  CK (cudaEventRecord (e0, st[0]));
+  for (int i = 0; i < FRAMES; i++) {
+    int s = i % NS;
+    CK (cudaMemcpyAsync (din[s], hin[s], bytes, cudaMemcpyHostToDevice, st[s]));
+    CK (ci_fb_cuda_process (ctx[s], din[s], w * 4, dout[s], w * 4, &f, &p, st[s]));
+    CK (cudaMemcpyAsync (hout[s], dout[s], bytes, cudaMemcpyDeviceToHost, st[s]));
+  }
+  CK (cudaStreamSynchronize (st[1]));
+  CK (cudaEventRecord (e1, st[0]));
+  CK (cudaEventSynchronize (e1));
+  float ms;
+  CK (cudaEventElapsedTime (&ms, e0, e1));
+  for (int i = 0; i < NS; i++) {
+    ci_fb_cuda_destroy (ctx[i]);
+    cudaFreeHost (hin[i]);
+    cudaFreeHost (hout[i]);
+    cudaFree (din[i]);
+    cudaFree (dout[i]);
+    cudaStreamDestroy (st[i]);
+  }
+  return FRAMES * 1000.0f / ms;
+}
+
+
+/* ---- grid sweep: cuFFT R2C + C2R alone over candidate grid sizes ---- */
+
+static float
+time_fft (int nx, int ny, int batch, float **re, cufftComplex ** cx, int rot,
+    cudaStream_t st)
+{
+  int n[2] = { ny, nx };
+  size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
+  cufftHandle f, b;
+  if (cufftPlanMany (&f, 2, n, NULL, 1, (int) np, NULL, 1, (int) ncp, CUFFT_R2C,
+          batch))
+    return -1;
+  if (cufftPlanMany (&b, 2, n, NULL, 1, (int) ncp, NULL, 1, (int) np, CUFFT_C2R,
+          batch)) {
+    cufftDestroy (f);
+    return -1;
+  }
+  cufftSetStream (f, st);
+  cufftSetStream (b, st);
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  enum { N = 15 };
+  float t[N];
+  for (int i = 0; i < N + 3; i++) {
+    int j = i % rot;
+    CK (cudaEventRecord (e0, st));
+    for (int c = 0; c < 3; c += batch) {
+      cufftExecR2C (f, re[j] + c * np, cx[j] + c * ncp);
+      cufftExecC2R (b, cx[j] + c * ncp, re[j] + c * np);
+    }
+    CK (cudaEventRecord (e1, st));
+    CK (cudaEventSynchronize (e1));
+    if (i >= 3)
+      CK (cudaEventElapsedTime (&t[i - 3], e0, e1));
+  }
+  cufftDestroy (f);
+  cufftDestroy (b);
+  cudaEventDestroy (e0);
+  cudaEventDestroy (e1);
+  qsort (t, N, sizeof (float), cmpf);
+  return t[N / 2];
+}
+
+typedef struct
+{
+  int nx, ny;
+  float t3, t1;
+} Cand;
+
+static int
+cmp_t3 (const void *a, const void *b)
+{
+  const Cand *x = a, *y = b;
+  return x->t3 < y->t3 ? -1 : x->t3 > y->t3;
+}
+
+static int
+cmp_t1 (const void *a, const void *b)
+{
+  const Cand *x = a, *y = b;
+  return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
+}
+
+static void
+sweep (const char *what, int need_x, int need_y, float range, cudaStream_t st)
+{
+  int xs[16], ys[16], nxs = 0, nys = 0;
+  for (int n = ci_fb_good_size (need_x); n <= need_x * range && nxs < 12;
+      n = ci_fb_good_size (n + 1))
+    xs[nxs++] = n;
+  for (int n = ci_fb_good_size (need_y); n <= need_y * range && nys < 12;
+      n = ci_fb_good_size (n + 1))
+    ys[nys++] = n;
+  size_t maxn = (size_t) xs[nxs - 1] * ys[nys - 1];
+  size_t maxc = (size_t) (xs[nxs - 1] / 2 + 1) * ys[nys - 1];
+  const int rot = 3;
+  float *re[3];
+  cufftComplex *cx[3];
+  for (int i = 0; i < rot; i++) {
+    CK (cudaMalloc ((void **) &re[i], 3 * maxn * sizeof (float)));
+    CK (cudaMalloc ((void **) &cx[i], 3 * maxc * sizeof (cufftComplex)));
+    CK (cudaMemset (re[i], 0, 3 * maxn * sizeof (float)));
+  }
+  Cand c[256];
+  int nc = 0;
+  for (int i = 0; i < nxs; i++)
+    for (int j = 0; j < nys; j++) {
+      c[nc].nx = xs[i];
+      c[nc].ny = ys[j];
+      c[nc].t3 = time_fft (xs[i], ys[j], 3, re, cx, rot, st);
+      c[nc].t1 = time_fft (xs[i], ys[j], 1, re, cx, rot, st);
+      nc++;
+    }
+  float first3 = c[0].t3, first1 = c[0].t1;
+  printf ("\nsweep %s: need %dx%d; smallest grid %dx%d: batch3 %.4f ms, 3x batch1 %.4f ms\n",
+      what, need_x, need_y, c[0].nx, c[0].ny, first3, first1);
+  qsort (c, nc, sizeof (Cand), cmp_t3);
+  printf ("  best batch3: ");
+  for (int i = 0; i < 8 && i < nc; i++)
+    printf ("%dx%d %.4f  ", c[i].nx, c[i].ny, c[i].t3);
+  qsort (c, nc, sizeof (Cand), cmp_t1);
+  printf ("\n  best 3x batch1: ");
+  for (int i = 0; i < 8 && i < nc; i++)
+    printf ("%dx%d %.4f  ", c[i].nx, c[i].ny, c[i].t1);
+  printf ("\n  all (nx ny t3 t1):");
+  for (int i = 0; i < nc; i++)
+    printf ("%s%d %d %.4f %.4f;", i % 6 ? " " : "\n   ", c[i].nx, c[i].ny,
+        c[i].t3, c[i].t1);
+  printf ("\n");
+  for (int i = 0; i < rot; i++) {
+    cudaFree (re[i]);
+    cudaFree (cx[i]);
+  }
+}
+
+static CiFbKernel *
+rgb_kernel (int size)
+{
+  CiFbKernel *k = ci_fb_kernel_new (size, size, 3);
+  int c0 = size / 2;
+  for (int c = 0; c < 3; c++)
+    for (int y = 0; y < size; y++)
+      for (int x = 0; x < size; x++) {
+        float dx = (float) (x - c0), dy = (float) (y - c0);
+        float s = size * (0.05f + 0.03f * c);
+        k->data[(size_t) c * size * size + y * size + x] =
+            expf (-(dx * dx + dy * dy) / (2 * s * s));
+      }
+  ci_fb_kernel_normalise (k);
+  return k;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (ci_cuda_device_count () == 0) {
+    fprintf (stderr, "no CUDA device\n");
+    return 77;
+  }
+  struct cudaDeviceProp prop;
+  CK (cudaGetDeviceProperties (&prop, 0));
+  cudaStream_t st;
+  CK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  if (argc > 1 && !strcmp (argv[1], "--sweep")) {
+    sweep ("1080p default kernel", 2016, 1176, 1.3f, st);
+    sweep ("4K default kernel", 4032, 2352, 1.25f, st);
+    sweep ("1080p frame-sized kernel", 2880, 2041, 1.2f, st);
+    sweep ("4K frame-sized kernel", 5760, 4081, 1.1f, st);
+    return 0;
+  }
+  const int sizes[2][2] = { {1920, 1080}, {3840, 2160} };
+  float fps4k = 0;
+  for (int si = 0; si < 2; si++) {
+    int w = sizes[si][0], h = sizes[si][1];
+    Frames fr;
+    frames_new (&fr, w, h);
+    char what[96];
+    CiFbKernel *k = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, 1);
+    bench_mode ("default glare (0.1), r2c fused [default]", CI_FB_MODE_R2C, k,
+        w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), r2c per channel", CI_FB_MODE_R2C_SEQ, k,
+        w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), packed 2ch C2C", CI_FB_MODE_PACKED, k,
+        w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), naive 3xC2C", CI_FB_MODE_NAIVE, k, w, h,
+        1, &fr, st);
+    int nx = rows[nrows - 1].nx, ny = rows[nrows - 1].ny;
+    bench_fft_only ("  cuFFT R2C+C2R x3 alone (same grid)", w, h, nx, ny, st);
+    for (int s = 2; s <= 4; s *= 2) {
+      CiFbKernel *ks = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, s);
+      snprintf (what, sizeof what, "default glare, r2c, resolution-scale 1/%d", s);
+      bench_mode (what, CI_FB_MODE_R2C, ks, w, h, s, &fr, st);
+      ci_fb_kernel_free (ks);
+    }
+    ci_fb_kernel_free (k);
+    k = rgb_kernel (w / 10 + 1);
+    bench_mode ("RGB kernel (0.1), r2c fused", CI_FB_MODE_R2C, k, w, h, 1, &fr, st);
+    bench_mode ("RGB kernel (0.1), packed 2ch C2C + split", CI_FB_MODE_PACKED,
+        k, w, h, 1, &fr, st);
+    ci_fb_kernel_free (k);
+    k = ci_fb_kernel_for_frame (&g, NULL, 1.0f, -1, -1, w, h, 1);
+    bench_mode ("frame-sized glare (1.0), r2c fused", CI_FB_MODE_R2C, k, w, h,
+        1, &fr, st);
+    bench_mode ("frame-sized glare (1.0), r2c per channel", CI_FB_MODE_R2C_SEQ,
+        k, w, h, 1, &fr, st);
+    bench_mode ("frame-sized glare (1.0), packed", CI_FB_MODE_PACKED, k, w, h,
+        1, &fr, st);
+    bench_mode ("frame-sized glare (1.0), naive 3xC2C", CI_FB_MODE_NAIVE, k, w,
+        h, 1, &fr, st);
+    nx = rows[nrows - 1].nx;
+    ny = rows[nrows - 1].ny;
+    bench_fft_only ("  cuFFT R2C+C2R x3 alone (same grid)", w, h, nx, ny, st);
+    ci_fb_kernel_free (k);
+    if (si == 1) {
+      k = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, 1);
+      fps4k = bench_sysmem (w, h, k);
+      ci_fb_kernel_free (k);
+    }
+    frames_free (&fr);
+  }
+  printf ("\nfftbloom on %s (%d SMs, L2 %d MB), RGBA 8-bit sRGB, median of %d "
+      "(p10..p90), inputs rotated over >160 MB\n", prop.name,
+      prop.multiProcessorCount, prop.l2CacheSize >> 20, RUNS);
+  printf ("| %-44s | frame     | FFT grid  | median ms | p10..p90 ms     |\n", "case");
+  printf ("|%.46s|-----------|-----------|-----------|-----------------|\n",
+      "----------------------------------------------------");
+  for (int i = 0; i < nrows; i++)
+    printf ("| %-44s | %4dx%-4d | %4dx%-4d | %9.4f | %6.4f..%-7.4f |\n",
+        rows[i].what, rows[i].w, rows[i].h, rows[i].nx, rows[i].ny,
+        rows[i].med, rows[i].p10, rows[i].p90);
+  printf ("\n4K whole pipeline from pinned system memory (upload + bloom + "
+      "download, 2 streams): %.1f frames/s\n", fps4k);
+  cudaStreamDestroy (st);
+  return 0;
+}

@@ -1,0 +1,197 @@
+/* SGM benchmark: the whole CUDA pipeline (census .. median, device memory
+ * in and out) at the sizes libSGM 3.1 publishes, plus D = 270 / 512 at
+ * 1080p and a D sweep.  CUDA events, 3 warm-up runs, median of the timed
+ * runs, input pairs rotated over a set larger than L2.  Tables last.
+ *   bench-sgm [runs]
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "../reference/sgm.h"
+#include "../kernels/sgm.h"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  printf ("CUDA error %s at %s:%d\n", cudaGetErrorString (e_), __FILE__, __LINE__); exit (1); } } while (0)
+#define KL(x) do { int e_ = (x); if (e_) { \
+  printf ("launcher error %s at %s:%d\n", ci_cuda_error_string (e_), __FILE__, __LINE__); exit (1); } } while (0)
+
+typedef struct
+{
+  int w, h, D, paths;
+  double libsgm_ms;             /* libSGM 3.1 on H200 from the issue; 0 = none */
+} Conf;
+
+static const Conf confs[] = {
+  {1280, 720, 128, 8, 2.17},
+  {1920, 1080, 128, 8, 3.76},
+  {1920, 1080, 256, 8, 6.37},
+  {3840, 2160, 256, 8, 19.8},
+  {1024, 440, 128, 4, 1.10},
+  {1920, 1080, 64, 8, 0},
+  {1920, 1080, 270, 8, 0},
+  {1920, 1080, 512, 8, 0},
+};
+
+static int
+cmp_float (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t
+xs (uint64_t * s)
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * 2685821657736338717ull;
+}
+
+int
+main (int argc, char **argv)
+{
+  int runs = argc > 1 ? atoi (argv[1]) : 30;
+  if (ci_cuda_device_count () == 0) {
+    printf ("no CUDA device\n");
+    return 77;
+  }
+  struct cudaDeviceProp prop;
+  CK (cudaGetDeviceProperties (&prop, 0));
+  cudaStream_t st;
+  CK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  const int nconf = (int) (sizeof confs / sizeof confs[0]);
+  float med[16], agg[16], mn[16];
+  size_t mem[16];
+  for (int c = 0; c < nconf; c++) {
+    const Conf *k = &confs[c];
+    SgmParams p;
+    sgm_params_init (&p, k->w, k->h);
+    p.num_disp = k->D;
+    p.paths = k->paths;
+    const size_t img = (size_t) k->w * k->h;
+    /* enough pairs to exceed 128 MB of input, at least 2 */
+    int npairs = (int) ((128u << 20) / (2 * img)) + 1;
+    if (npairs < 2)
+      npairs = 2;
+    uint8_t *h = malloc (img * 2), *d;
+    CK (cudaMalloc ((void **) &d, img * 2 * npairs));
+    uint64_t s = 0x9e3779b97f4a7c15ull + c;
+    for (int i = 0; i < npairs; i++) {
+      for (size_t j = 0; j < img; j++)
+        h[j] = (uint8_t) (xs (&s) >> 56);
+      for (int y = 0; y < k->h; y++)    /* right = left shifted by 17 px */
+        for (int x = 0; x < k->w; x++)
+          h[img + (size_t) y * k->w + x] =
+              h[(size_t) y * k->w + (x + 17 < k->w ? x + 17 : k->w - 1)];
+      CK (cudaMemcpy (d + img * 2 * i, h, img * 2, cudaMemcpyHostToDevice));
+    }
+    int16_t *out;
+    CK (cudaMalloc ((void **) &out, img * 2));
+    SgmCuda *ctx;
+    KL (sgm_cuda_create (&ctx));
+    KL (sgm_cuda_reserve (ctx, &p));
+    SgmLuma l = { SGM_LUMA_GRAY8, 1, 0, 0, 0 };
+    float *t = malloc (sizeof (float) * runs), *ta = malloc (sizeof (float) * runs);
+    for (int r = -3; r < runs; r++) {
+      const uint8_t *L = d + img * 2 * ((r + 3) % npairs), *R = L + img;
+      CK (cudaEventRecord (e0, st));
+      KL (sgm_cuda_compute (ctx, &p, L, k->w, R, k->w, l, out,
+              (size_t) k->w * 2, st));
+      CK (cudaEventRecord (e1, st));
+      CK (cudaEventSynchronize (e1));
+      if (r >= 0)
+        CK (cudaEventElapsedTime (&t[r], e0, e1));
+    }
+    /* aggregation alone (census of the last pair is reused) */
+    uint64_t *cl, *cr;
+    uint16_t *sum;
+    CK (cudaMalloc ((void **) &cl, img * 8));
+    CK (cudaMalloc ((void **) &cr, img * 8));
+    CK (cudaMalloc ((void **) &sum, img * k->D * 2));
+    KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
+    KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+    for (int r = -1; r < runs; r++) {
+      CK (cudaEventRecord (e0, st));
+      for (int dir = 0; dir < p.paths; dir++)
+        KL (sgm_cuda_aggregate_path (cl, cr, &p, dir, sum, dir > 0, st));
+      CK (cudaEventRecord (e1, st));
+      CK (cudaEventSynchronize (e1));
+      if (r >= 0)
+        CK (cudaEventElapsedTime (&ta[r], e0, e1));
+    }
+    if (c == 1) {
+      /* each direction alone (accumulating), to see where the time goes */
+      for (int dir = 0; dir < 8; dir++) {
+        float td[64];
+        int nr = runs < 64 ? runs : 64;
+        for (int r = -1; r < nr; r++) {
+          CK (cudaEventRecord (e0, st));
+          KL (sgm_cuda_aggregate_path (cl, cr, &p, dir, sum, 1, st));
+          CK (cudaEventRecord (e1, st));
+          CK (cudaEventSynchronize (e1));
+          if (r >= 0)
+            CK (cudaEventElapsedTime (&td[r], e0, e1));
+        }
+        qsort (td, nr, sizeof (float), cmp_float);
+        printf ("  direction %d (%+d,%+d): %.3f ms\n", dir, sgm_dir_dx (dir),
+            sgm_dir_dy (dir), td[nr / 2]);
+      }
+      float tw[64];
+      int nr = runs < 64 ? runs : 64;
+      for (int r = -1; r < nr; r++) {
+        CK (cudaEventRecord (e0, st));
+        KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
+        KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+        CK (cudaEventRecord (e1, st));
+        CK (cudaEventSynchronize (e1));
+        if (r >= 0)
+          CK (cudaEventElapsedTime (&tw[r], e0, e1));
+      }
+      qsort (tw, nr, sizeof (float), cmp_float);
+      printf ("  census x2: %.3f ms\n", tw[nr / 2]);
+    }
+    CK (cudaGetLastError ());
+    qsort (t, runs, sizeof (float), cmp_float);
+    qsort (ta, runs, sizeof (float), cmp_float);
+    med[c] = t[runs / 2];
+    mn[c] = t[0];
+    agg[c] = ta[runs / 2];
+    mem[c] = sgm_cuda_bytes (ctx);
+    printf ("%dx%d D=%d paths=%d: median %.3f ms (min %.3f), aggregation %.3f ms, %d pairs\n",
+        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c], npairs);
+    fflush (stdout);
+    free (t);
+    free (ta);
+    free (h);
+    sgm_cuda_destroy (ctx);
+    CK (cudaFree (d));
+    CK (cudaFree (out));
+    CK (cudaFree (cl));
+    CK (cudaFree (cr));
+    CK (cudaFree (sum));
+  }
+  printf ("\nGPU: %s (%d SMs); defaults: census 9x7, subpixel, uniqueness 0.95, "
+      "LR check, median; %d timed runs\n\n", prop.name,
+      prop.multiProcessorCount, runs);
+  printf ("| size | D | paths | median ms | min ms | aggregation ms | Mpix*D/s | "
+      "scratch MB | libSGM 3.1 H200 ms | speed-up |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int c = 0; c < nconf; c++) {
+    const Conf *k = &confs[c];
+    char su[32] = "-", ls[32] = "-";
+    if (k->libsgm_ms > 0) {
+      snprintf (su, sizeof su, "%.2fx", k->libsgm_ms / med[c]);
+      snprintf (ls, sizeof ls, "%.2f", k->libsgm_ms);
+    }
+    printf ("| %dx%d | %d | %d | %.3f | %.3f | %.3f | %.0f | %.1f | %s | %s |\n",
+        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c],
+        (double) k->w * k->h * k->D / (med[c] * 1e3), mem[c] / 1048576.0, ls,
+        su);
+  }
+  return 0;
+}

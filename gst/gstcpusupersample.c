@@ -1,0 +1,114 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cpusupersample
+ * @title: cpusupersample
+ *
+ * The CPU twin of #cudasupersample: area ("super-sampling") downscaling,
+ * bit-exact with NVIDIA NPP's nppiResize NPPI_INTER_SUPER, run by the C
+ * reference implementation. Same caps and output as cudasupersample.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=zone-plate num-buffers=1 ! video/x-raw,width=1920,height=1080 ! cpusupersample ! video/x-raw,width=320,height=180 ! pngenc ! filesink location=small.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcpusupersample.h"
+#include "gstsupersamplecommon.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cpu_supersample_debug);
+#define GST_CAT_DEFAULT gst_cpu_supersample_debug
+
+struct _GstCpuSupersample
+{
+  GstVideoFilter parent;
+};
+
+G_DEFINE_TYPE (GstCpuSupersample, gst_cpu_supersample, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cpusupersample, "cpusupersample", GST_RANK_NONE,
+    GST_TYPE_CPU_SUPERSAMPLE);
+
+static GstCaps *
+gst_cpu_supersample_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret = gst_supersample_transform_caps (direction, caps, filter);
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
+  return ret;
+}
+
+static gboolean
+gst_cpu_supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  return gst_supersample_sink_event (trans, event,
+      GST_BASE_TRANSFORM_CLASS (gst_cpu_supersample_parent_class)->sink_event);
+}
+
+static GstFlowReturn
+gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
+    GstVideoFrame * in, GstVideoFrame * out)
+{
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
+    CiSsPlane sp, dp;
+    gst_supersample_plane_desc (&in->info, p, &sp);
+    gst_supersample_plane_desc (&out->info, p, &dp);
+    sp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    dp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    if (ci_ref_supersample_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p), &sp,
+            GST_VIDEO_FRAME_PLANE_DATA (out, p), &dp) != 0) {
+      GST_ELEMENT_ERROR (filter, STREAM, FORMAT, (NULL),
+          ("cannot scale plane %u from %dx%d to %dx%d", p, sp.width, sp.height,
+              dp.width, dp.height));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstCaps *caps = gst_caps_from_string (GST_SUPERSAMPLE_CAPS);
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  gst_element_class_set_static_metadata (element_class,
+      "CPU super-sampling downscaler", "Filter/Converter/Video/Scaler",
+      "Area downscaling bit-exact with NPP NPPI_INTER_SUPER (CPU reference)",
+      "gst-cuda-imaging developers");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cpu_supersample_sink_event);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_frame);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cpu_supersample_debug, "cpusupersample", 0,
+      "CPU super-sampling downscaler");
+}
+
+static void
+gst_cpu_supersample_init (GstCpuSupersample * self)
+{
+}

@@ -1,0 +1,743 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstcudaimagingfilter
+ * @title: GstCudaImagingFilter
+ * @short_description: abstract base class of the cuda* elements
+ *
+ * Owns the #GstCudaContext (shared with neighbouring CUDA elements through
+ * context queries), the element's own CUDA stream, caps in both
+ * memory:CUDAMemory and system memory, a #GstCudaBufferPool for CUDA caps,
+ * and pinned staging for system-memory buffers. Subclasses describe formats
+ * and enqueue kernels on device pointers.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaimagingfilter.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_imaging_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_imaging_filter_debug
+
+#define DEFAULT_DEVICE_ID -1
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+};
+
+/* Device + pinned staging for one side whose buffers are in system memory. */
+typedef struct
+{
+  CUdeviceptr dev[GST_VIDEO_MAX_PLANES];
+  size_t pitch[GST_VIDEO_MAX_PLANES];
+  guint8 *host;                 /* pinned, planes tightly packed */
+  gsize host_offset[GST_VIDEO_MAX_PLANES];
+  gint row_bytes[GST_VIDEO_MAX_PLANES];
+  gint rows[GST_VIDEO_MAX_PLANES];
+  gint n_planes;
+} Staging;
+
+typedef struct
+{
+  GstCudaContext *context;
+  gint device_id;
+  CUstream stream;
+  GstVideoInfo in_info, out_info;
+  gboolean have_info;
+  Staging in_stage, out_stage;
+} GstCudaImagingFilterPrivate;
+
+#define gst_cuda_imaging_filter_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCudaImagingFilter, gst_cuda_imaging_filter,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstCudaImagingFilter);
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_imaging_filter_debug, "cudaimagingfilter", 0,
+        "CUDA imaging filter base class"));
+
+#define PRIV(self) ((GstCudaImagingFilterPrivate *) \
+    gst_cuda_imaging_filter_get_instance_private (GST_CUDA_IMAGING_FILTER (self)))
+
+/* ---------------------------------------------------------------- caps */
+
+/* The formats GStreamer 1.22's CUDA allocator can lay out (it aborts on any
+ * other), so only these are offered in memory:CUDAMemory. */
+#define CUDA_MEMORY_FORMATS "{ I420, YV12, I420_10LE, Y42B, I422_10LE, I422_12LE, " \
+  "NV12, NV21, P010_10LE, P016_LE, Y444, Y444_16LE, BGRA, RGBA, RGBx, BGRx, " \
+  "ARGB, ABGR, RGB, BGR, BGR10A2_LE, RGB10A2_LE }"
+
+GstCaps *
+gst_cuda_imaging_caps_add_features (GstCaps * raw)
+{
+  static GstStaticCaps allowed = GST_STATIC_CAPS ("video/x-raw, format=(string) "
+      CUDA_MEMORY_FORMATS);
+  GstCaps *allowed_caps = gst_static_caps_get (&allowed);
+  GstCaps *cuda = gst_caps_intersect_full (raw, allowed_caps,
+      GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (allowed_caps);
+  gst_caps_set_features_simple (cuda,
+      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  GstCaps *sys = gst_caps_copy (raw);
+  gst_caps_set_features_simple (sys,
+      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+  return gst_caps_merge (cuda, sys);
+}
+
+GstCaps *
+gst_cuda_imaging_caps_strip_features (GstCaps * caps)
+{
+  GstCaps *res = gst_caps_new_empty ();
+  guint n = gst_caps_get_size (caps);
+  for (guint i = 0; i < n; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (i > 0 && gst_caps_is_subset_structure_full (res,
+            gst_caps_get_structure (caps, i), NULL))
+      continue;
+    /* ANY features would also match other memory we cannot read */
+    if (f && gst_caps_features_is_any (f))
+      continue;
+    res = gst_caps_merge_structure (res,
+        gst_structure_copy (gst_caps_get_structure (caps, i)));
+  }
+  return res;
+}
+
+void
+gst_cuda_imaging_filter_class_add_pad_templates (GstElementClass * klass,
+    const gchar * sink_caps, const gchar * src_caps)
+{
+  GstCaps *raw = gst_caps_from_string (sink_caps);
+  GstCaps *caps = gst_cuda_imaging_caps_add_features (raw);
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_caps_unref (raw);
+  raw = gst_caps_from_string (src_caps);
+  caps = gst_cuda_imaging_caps_add_features (raw);
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_caps_unref (raw);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+gboolean
+gst_cuda_imaging_filter_post_cuda_error (GstCudaImagingFilter * self, int err,
+    const gchar * what)
+{
+  if (ci_cuda_error_is_oom (err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of GPU memory (%s)", what), ("CUDA error %d: %s", err,
+            ci_cuda_error_string (err)));
+  } else {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("CUDA failure (%s): %s", what, ci_cuda_error_string (err)),
+        ("CUDA error %d", err));
+  }
+  return FALSE;
+}
+
+static gboolean
+post_cu_error (GstCudaImagingFilter * self, CUresult res, const gchar * what)
+{
+  const gchar *name = NULL, *text = NULL;
+  CuGetErrorName (res, &name);
+  CuGetErrorString (res, &text);
+  if (res == CUDA_ERROR_OUT_OF_MEMORY) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of GPU memory (%s)", what), ("%s: %s", GST_STR_NULL (name),
+            GST_STR_NULL (text)));
+  } else {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("CUDA failure (%s): %s", what, GST_STR_NULL (text)),
+        ("%s (%d)", GST_STR_NULL (name), (gint) res));
+  }
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------- staging */
+
+static void
+staging_free (Staging * st)
+{
+  for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    if (st->dev[p])
+      CuMemFree (st->dev[p]);
+  }
+  if (st->host)
+    CuMemFreeHost (st->host);
+  memset (st, 0, sizeof (*st));
+}
+
+static void
+plane_geometry (const GstVideoInfo * info, gint plane, gint * row_bytes,
+    gint * rows)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comp);
+  *row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
+/* Context must be current. */
+static CUresult
+staging_alloc (Staging * st, const GstVideoInfo * info)
+{
+  CUresult res;
+  gsize total = 0;
+  memset (st, 0, sizeof (*st));
+  st->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (gint p = 0; p < st->n_planes; p++) {
+    plane_geometry (info, p, &st->row_bytes[p], &st->rows[p]);
+    res = CuMemAllocPitch (&st->dev[p], &st->pitch[p], st->row_bytes[p],
+        st->rows[p], 16);
+    if (res != CUDA_SUCCESS)
+      return res;
+    st->host_offset[p] = total;
+    total += GST_ROUND_UP_64 ((gsize) st->row_bytes[p] * st->rows[p]);
+  }
+  return CuMemAllocHost ((void **) &st->host, total);
+}
+
+static void
+copy_rows (guint8 * dst, gsize dstride, const guint8 * src, gsize sstride,
+    gsize row_bytes, gint rows)
+{
+  if (dstride == sstride && dstride == row_bytes) {
+    memcpy (dst, src, row_bytes * rows);
+    return;
+  }
+  for (gint y = 0; y < rows; y++)
+    memcpy (dst + y * dstride, src + y * sstride, row_bytes);
+}
+
+static CUresult
+memcpy2d_async (CUmemorytype dtype, void *dst, size_t dpitch,
+    CUmemorytype stype, const void *src, size_t spitch, size_t width,
+    size_t height, CUstream stream)
+{
+  CUDA_MEMCPY2D c;
+  memset (&c, 0, sizeof (c));
+  c.srcMemoryType = stype;
+  c.dstMemoryType = dtype;
+  if (stype == CU_MEMORYTYPE_DEVICE)
+    c.srcDevice = (CUdeviceptr) src;
+  else
+    c.srcHost = src;
+  if (dtype == CU_MEMORYTYPE_DEVICE)
+    c.dstDevice = (CUdeviceptr) dst;
+  else
+    c.dstHost = dst;
+  c.srcPitch = spitch;
+  c.dstPitch = dpitch;
+  c.WidthInBytes = width;
+  c.Height = height;
+  return CuMemcpy2DAsync (&c, stream);
+}
+
+/* ---------------------------------------------------------------- GObject */
+
+static void
+gst_cuda_imaging_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (object);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_imaging_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (object);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+release_device_resources (GstCudaImagingFilter * self)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (self);
+  if (!priv->context)
+    return;
+  if (!gst_cuda_context_push (priv->context))
+    return;
+  if (priv->stream)
+    CuStreamSynchronize (priv->stream);
+  if (priv->have_info && klass->release)
+    klass->release (self);
+  priv->have_info = FALSE;
+  staging_free (&priv->in_stage);
+  staging_free (&priv->out_stage);
+  if (priv->stream) {
+    CuStreamDestroy (priv->stream);
+    priv->stream = NULL;
+  }
+  gst_cuda_context_pop (NULL);
+}
+
+/* ---------------------------------------------------------------- element */
+
+static gboolean
+ensure_context (GstCudaImagingFilter * self)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  if (!gst_cuda_load_library ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no CUDA device"),
+        ("The CUDA driver library (libcuda) could not be loaded"));
+    return FALSE;
+  }
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), priv->device_id,
+          &priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no CUDA device"),
+        ("No usable CUDA device (cuda-device-id=%d)", priv->device_id));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstStateChangeReturn
+gst_cuda_imaging_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (element);
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && !ensure_context (self))
+    return GST_STATE_CHANGE_FAILURE;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    release_device_resources (self);
+    gst_clear_object (&priv->context);
+  }
+  return ret;
+}
+
+static void
+gst_cuda_imaging_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (element);
+  gst_cuda_handle_set_context (element, context, priv->device_id,
+      &priv->context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_imaging_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (trans);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_cuda_imaging_filter_stop (GstBaseTransform * trans)
+{
+  GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (trans);
+  /* Keep the context (READY), drop everything sized by caps. */
+  release_device_resources (self);
+  return TRUE;
+}
+
+static gboolean
+caps_have_cuda (GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+static gboolean
+gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (trans);
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (self);
+  GstVideoInfo in_info, out_info;
+  CUresult res;
+  gboolean ok = TRUE;
+
+  if (!gst_video_info_from_caps (&in_info, incaps) ||
+      !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+  if (!priv->context && !ensure_context (self))
+    return FALSE;
+
+  release_device_resources (self);
+  priv->in_info = in_info;
+  priv->out_info = out_info;
+
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot use the CUDA context"),
+        (NULL));
+    return FALSE;
+  }
+  /* The staging for both sides is small next to the frames it carries;
+   * allocate it up front so a later CUDA-memory peer costs nothing. */
+  res = CuStreamCreate (&priv->stream, CU_STREAM_NON_BLOCKING);
+  if (res != CUDA_SUCCESS)
+    ok = post_cu_error (self, res, "creating a stream");
+  if (ok && !caps_have_cuda (incaps)) {
+    res = staging_alloc (&priv->in_stage, &in_info);
+    if (res != CUDA_SUCCESS)
+      ok = post_cu_error (self, res, "allocating input staging");
+  }
+  if (ok && !caps_have_cuda (outcaps)) {
+    res = staging_alloc (&priv->out_stage, &out_info);
+    if (res != CUDA_SUCCESS)
+      ok = post_cu_error (self, res, "allocating output staging");
+  }
+  if (ok && klass->set_info)
+    ok = klass->set_info (self, incaps, &in_info, outcaps, &out_info);
+  priv->have_info = ok;
+  gst_cuda_context_pop (NULL);
+
+  if (!ok)
+    release_device_resources (self);
+  return ok;
+}
+
+static gboolean
+gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (trans);
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstBufferPool *pool;
+  GstStructure *config;
+  guint size;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  /* passthrough: the downstream query was forwarded as is */
+  if (!decide_query)
+    return TRUE;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    if (caps_have_cuda (caps) && priv->context)
+      pool = gst_cuda_buffer_pool_new (priv->context);
+    else
+      pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    size = GST_VIDEO_INFO_SIZE (&info);
+    gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_WARNING_OBJECT (trans, "pool rejected its config");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+    /* the pool may have changed the size (pitch alignment) */
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (trans);
+  GstCaps *outcaps;
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  guint size, min = 0, max = 0;
+  gboolean update_pool = FALSE;
+  gboolean cuda;
+  GstStructure *config;
+
+  gst_query_parse_allocation (query, &outcaps, NULL);
+  if (!outcaps || !gst_video_info_from_caps (&info, outcaps))
+    return FALSE;
+  cuda = caps_have_cuda (outcaps);
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    update_pool = TRUE;
+  }
+  if (pool && cuda) {
+    /* Only our own context's CUDA pool gives memory our kernels can write. */
+    if (!GST_IS_CUDA_BUFFER_POOL (pool) ||
+        GST_CUDA_BUFFER_POOL (pool)->context != priv->context)
+      gst_clear_object (&pool);
+  }
+  if (pool && !cuda && GST_IS_CUDA_BUFFER_POOL (pool))
+    gst_clear_object (&pool);
+  if (!pool) {
+    pool = cuda ? gst_cuda_buffer_pool_new (priv->context) :
+        gst_video_buffer_pool_new ();
+    min = max = 0;
+  }
+
+  size = GST_VIDEO_INFO_SIZE (&info);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ERROR_OBJECT (trans, "output pool rejected its config");
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+
+  if (update_pool)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* A buffer whose memory our kernels may address directly. */
+static gboolean
+is_our_cuda_buffer (GstCudaImagingFilterPrivate * priv, GstBuffer * buf)
+{
+  GstMemory *mem;
+  if (gst_buffer_n_memory (buf) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_cuda_memory (mem))
+    return FALSE;
+  return GST_CUDA_MEMORY_CAST (mem)->context == priv->context ||
+      gst_cuda_context_can_access_peer (priv->context,
+      GST_CUDA_MEMORY_CAST (mem)->context);
+}
+
+static GstFlowReturn
+gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (trans);
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (self);
+  GstVideoFrame in_frame, out_frame;
+  GstCudaImagingFrame in = { 0 }, out = { 0 };
+  gboolean in_cuda, out_cuda;
+  GstFlowReturn ret = GST_FLOW_OK;
+  CUresult res = CUDA_SUCCESS;
+  int err;
+
+  if (!priv->have_info) {
+    GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED, (NULL),
+        ("transform called before caps were set"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  in_cuda = is_our_cuda_buffer (priv, inbuf);
+  out_cuda = is_our_cuda_buffer (priv, outbuf);
+  /* A side negotiated as CUDA caps but carrying foreign memory falls back
+   * to staging, which exists only for system-memory caps: make it now. */
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot use the CUDA context"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!in_cuda && !priv->in_stage.host)
+    res = staging_alloc (&priv->in_stage, &priv->in_info);
+  if (res == CUDA_SUCCESS && !out_cuda && !priv->out_stage.host)
+    res = staging_alloc (&priv->out_stage, &priv->out_info);
+  if (res != CUDA_SUCCESS) {
+    post_cu_error (self, res, "allocating staging");
+    gst_cuda_context_pop (NULL);
+    return GST_FLOW_ERROR;
+  }
+
+  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
+          GST_MAP_READ | (in_cuda ? GST_MAP_CUDA : 0))) {
+    gst_cuda_context_pop (NULL);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("cannot map input"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
+          GST_MAP_WRITE | (out_cuda ? GST_MAP_CUDA : 0))) {
+    gst_video_frame_unmap (&in_frame);
+    gst_cuda_context_pop (NULL);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("cannot map output"));
+    return GST_FLOW_ERROR;
+  }
+
+  in.info = &priv->in_info;
+  out.info = &priv->out_info;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&priv->in_info); p++) {
+    if (in_cuda) {
+      in.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p);
+      in.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
+      continue;
+    }
+    Staging *st = &priv->in_stage;
+    guint8 *host = st->host + st->host_offset[p];
+    copy_rows (host, st->row_bytes[p], GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p), st->row_bytes[p],
+        st->rows[p]);
+    res = memcpy2d_async (CU_MEMORYTYPE_DEVICE, (void *) st->dev[p],
+        st->pitch[p], CU_MEMORYTYPE_HOST, host, st->row_bytes[p],
+        st->row_bytes[p], st->rows[p], priv->stream);
+    if (res != CUDA_SUCCESS)
+      break;
+    in.data[p] = (guint8 *) st->dev[p];
+    in.stride[p] = st->pitch[p];
+  }
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&priv->out_info); p++) {
+    if (out_cuda) {
+      out.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p);
+      out.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p);
+    } else {
+      out.data[p] = (guint8 *) priv->out_stage.dev[p];
+      out.stride[p] = priv->out_stage.pitch[p];
+    }
+  }
+
+  if (res != CUDA_SUCCESS) {
+    post_cu_error (self, res, "uploading");
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+
+  err = klass->process (self, &in, &out, priv->stream);
+  if (err != 0) {
+    gst_cuda_imaging_filter_post_cuda_error (self, err, "processing a frame");
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+
+  if (!out_cuda) {
+    Staging *st = &priv->out_stage;
+    for (gint p = 0; p < st->n_planes && res == CUDA_SUCCESS; p++)
+      res = memcpy2d_async (CU_MEMORYTYPE_HOST, st->host + st->host_offset[p],
+          st->row_bytes[p], CU_MEMORYTYPE_DEVICE, (void *) st->dev[p],
+          st->pitch[p], st->row_bytes[p], st->rows[p], priv->stream);
+  }
+  if (res == CUDA_SUCCESS)
+    res = CuStreamSynchronize (priv->stream);
+  if (res != CUDA_SUCCESS) {
+    post_cu_error (self, res, "downloading");
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  if (!out_cuda) {
+    Staging *st = &priv->out_stage;
+    for (gint p = 0; p < st->n_planes; p++)
+      copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p),
+          st->host + st->host_offset[p], st->row_bytes[p], st->row_bytes[p],
+          st->rows[p]);
+  }
+
+done:
+  /* Nothing may still read the input or write the output once unmapped. */
+  if (ret != GST_FLOW_OK)
+    CuStreamSynchronize (priv->stream);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  gst_cuda_context_pop (NULL);
+  return ret;
+}
+
+static void
+gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_imaging_filter_set_property;
+  gobject_class->get_property = gst_cuda_imaging_filter_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1 = the one a neighbour uses, else the first)",
+          -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_change_state);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_set_context);
+
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_query);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_set_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_decide_allocation);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_IMAGING_FILTER, 0);
+}
+
+static void
+gst_cuda_imaging_filter_init (GstCudaImagingFilter * self)
+{
+  PRIV (self)->device_id = DEFAULT_DEVICE_ID;
+}
+
+GstCudaContext *
+gst_cuda_imaging_filter_get_context (GstCudaImagingFilter * self)
+{
+  return PRIV (self)->context;
+}
+
+const GstVideoInfo *
+gst_cuda_imaging_filter_get_in_info (GstCudaImagingFilter * self)
+{
+  return &PRIV (self)->in_info;
+}
+
+const GstVideoInfo *
+gst_cuda_imaging_filter_get_out_info (GstCudaImagingFilter * self)
+{
+  return &PRIV (self)->out_info;
+}

@@ -1,0 +1,217 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstsupersamplecommon.h"
+
+static gint
+value_extreme (const GValue * v, gboolean want_max)
+{
+  if (G_VALUE_HOLDS_INT (v))
+    return g_value_get_int (v);
+  if (GST_VALUE_HOLDS_INT_RANGE (v))
+    return want_max ? gst_value_get_int_range_max (v) :
+        gst_value_get_int_range_min (v);
+  if (GST_VALUE_HOLDS_LIST (v)) {
+    gint best = want_max ? 0 : G_MAXINT;
+    for (guint i = 0; i < gst_value_list_get_size (v); i++) {
+      gint e = value_extreme (gst_value_list_get_value (v, i), want_max);
+      best = want_max ? MAX (best, e) : MIN (best, e);
+    }
+    return best;
+  }
+  return want_max ? G_MAXINT : 1;
+}
+
+static void
+set_range (GstStructure * s, const gchar * field, gint lo, gint hi)
+{
+  if (lo == hi)
+    gst_structure_set (s, field, G_TYPE_INT, lo, NULL);
+  else
+    gst_structure_set (s, field, GST_TYPE_INT_RANGE, lo, hi, NULL);
+}
+
+GstCaps *
+gst_supersample_transform_caps (GstPadDirection direction, GstCaps * caps,
+    GstCaps * filter)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    const GValue *w = gst_structure_get_value (s, "width");
+    const GValue *h = gst_structure_get_value (s, "height");
+    if (w && h) {
+      if (direction == GST_PAD_SINK) {
+        /* output may be anything from 1x1 up to the input size */
+        set_range (s, "width", 1, value_extreme (w, TRUE));
+        set_range (s, "height", 1, value_extreme (h, TRUE));
+      } else {
+        set_range (s, "width", value_extreme (w, FALSE), G_MAXINT);
+        set_range (s, "height", value_extreme (h, FALSE), G_MAXINT);
+      }
+    }
+    if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+      gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
+          G_MAXINT, G_MAXINT, 1, NULL);
+    ret = gst_caps_merge_structure (ret, s);
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  return ret;
+}
+
+/* Fixate @field of @s to the value nearest @target that the caps allow. */
+static gint
+fixate_int (GstStructure * s, const gchar * field, gint target)
+{
+  gint v;
+  gst_structure_fixate_field_nearest_int (s, field, MAX (target, 1));
+  gst_structure_get_int (s, field, &v);
+  return v;
+}
+
+GstCaps *
+gst_supersample_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstStructure *ins, *outs;
+  const GValue *from_par_v, *to_par_v;
+  gint from_w = 0, from_h = 0, from_par_n = 1, from_par_d = 1;
+  gint w = 0, h = 0, to_par_n = 1, to_par_d = 1;
+  gint dar_n, dar_d;
+
+  othercaps = gst_caps_truncate (gst_caps_make_writable (othercaps));
+  ins = gst_caps_get_structure (caps, 0);
+  outs = gst_caps_get_structure (othercaps, 0);
+
+  gst_structure_get_int (ins, "width", &from_w);
+  gst_structure_get_int (ins, "height", &from_h);
+  from_par_v = gst_structure_get_value (ins, "pixel-aspect-ratio");
+  if (from_par_v && GST_VALUE_HOLDS_FRACTION (from_par_v)) {
+    from_par_n = gst_value_get_fraction_numerator (from_par_v);
+    from_par_d = gst_value_get_fraction_denominator (from_par_v);
+  }
+  if (from_w <= 0 || from_h <= 0 ||
+      !gst_util_fraction_multiply (from_w, from_h, from_par_n, from_par_d,
+          &dar_n, &dar_d)) {
+    othercaps = gst_caps_fixate (othercaps);
+    return othercaps;
+  }
+
+  gst_structure_get_int (outs, "width", &w);
+  gst_structure_get_int (outs, "height", &h);
+  to_par_v = gst_structure_get_value (outs, "pixel-aspect-ratio");
+
+  if (w && h) {
+    /* Size fixed: the pixel aspect ratio keeps the display aspect ratio. */
+    if (to_par_v && !gst_value_is_fixed (to_par_v)) {
+      gint n, d;
+      if (gst_util_fraction_multiply (dar_n, dar_d, h, w, &n, &d))
+        gst_structure_fixate_field_nearest_fraction (outs,
+            "pixel-aspect-ratio", n, d);
+    }
+    goto done;
+  }
+
+  /* Keep the input's pixel aspect ratio where allowed. */
+  if (to_par_v && !gst_value_is_fixed (to_par_v))
+    gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
+        from_par_n, from_par_d);
+  to_par_v = gst_structure_get_value (outs, "pixel-aspect-ratio");
+  if (to_par_v && GST_VALUE_HOLDS_FRACTION (to_par_v)) {
+    to_par_n = gst_value_get_fraction_numerator (to_par_v);
+    to_par_d = gst_value_get_fraction_denominator (to_par_v);
+  }
+  /* display ratio in output pixels: w / h = dar * to_par_d / to_par_n */
+  gint num, den;
+  if (!gst_util_fraction_multiply (dar_n, dar_d, to_par_d, to_par_n, &num,
+          &den)) {
+    num = from_w;
+    den = from_h;
+  }
+  if (w) {
+    fixate_int (outs, "height", (gint) gst_util_uint64_scale_int (w, den, num));
+  } else if (h) {
+    fixate_int (outs, "width", (gint) gst_util_uint64_scale_int (h, num, den));
+  } else {
+    /* Neither fixed: prefer the input height, then the input width. */
+    gint ww = (gint) gst_util_uint64_scale_int (from_h, num, den);
+    if (ww <= from_w) {
+      fixate_int (outs, "height", from_h);
+      fixate_int (outs, "width", ww);
+    } else {
+      fixate_int (outs, "width", from_w);
+      fixate_int (outs, "height",
+          (gint) gst_util_uint64_scale_int (from_w, den, num));
+    }
+  }
+
+done:
+  othercaps = gst_caps_fixate (othercaps);
+  GST_DEBUG_OBJECT (trans, "fixated to %" GST_PTR_FORMAT, othercaps);
+  return othercaps;
+}
+
+void
+gst_supersample_plane_desc (const GstVideoInfo * info, gint plane,
+    CiSsPlane * desc)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comp);
+  const gint c = comp[0];
+  const gint depth = GST_VIDEO_INFO_COMP_DEPTH (info, c);
+  desc->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+  desc->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  desc->bytes_per_sample = depth > 8 ? 2 : 1;
+  desc->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / desc->bytes_per_sample;
+  /* P010: 10 significant bits at the top; average them, not the zero bits. */
+  desc->shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c);
+  desc->stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+}
+
+gboolean
+gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
+    gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *))
+{
+  GstCaps *caps = NULL;
+  gint in_w = 0, in_h = 0;
+  gboolean ret;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &caps);
+    GstStructure *s = gst_caps_get_structure (caps, 0);
+    gst_structure_get_int (s, "width", &in_w);
+    gst_structure_get_int (s, "height", &in_h);
+  }
+  ret = parent_sink_event (trans, event);
+  if (!ret && in_w > 0 && in_h > 0) {
+    GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
+        NULL);
+    gint min_w = G_MAXINT, min_h = G_MAXINT;
+    for (guint i = 0; peer && i < gst_caps_get_size (peer); i++) {
+      GstStructure *ps = gst_caps_get_structure (peer, i);
+      const GValue *w = gst_structure_get_value (ps, "width");
+      const GValue *h = gst_structure_get_value (ps, "height");
+      min_w = MIN (min_w, w ? value_extreme (w, FALSE) : 1);
+      min_h = MIN (min_h, h ? value_extreme (h, FALSE) : 1);
+    }
+    if (peer && !gst_caps_is_empty (peer) && (min_w > in_w || min_h > in_h)) {
+      GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
+          ("%s only downscales: the input is %dx%d but downstream needs at "
+              "least %dx%d", GST_ELEMENT_NAME (trans), in_w, in_h, min_w,
+              min_h), ("upscaling is not offered in caps"));
+    }
+    if (peer)
+      gst_caps_unref (peer);
+  }
+  return ret;
+}

@@ -1,0 +1,28 @@
+/* gst-cuda-imaging: what every kernel file and its C callers share.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define CI_HD __host__ __device__ __forceinline__
+#else
+#define CI_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same type as cudaStream_t and CUstream, without pulling either header into GStreamer code. */
+typedef struct CUstream_st *ci_stream_t;
+
+/* Launchers return a cudaError_t value: 0 is success. */
+const char *ci_cuda_error_string (int err);
+int ci_cuda_error_is_oom (int err);
+/* Number of usable CUDA devices; 0 when there is no driver or no GPU (never fails). */
+int ci_cuda_device_count (void);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,46 @@
+/* Convolution bloom through cuFFT.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "cicuda.h"
+#include "fftbloom_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the three colour channels go through the FFTs.
+ * R2C: one batched (x3) real-to-complex plan, fused pre/post kernels (default).
+ * PACKED: the seed's two real channels per complex transform (R + iG, B),
+ *   split/merge of the symmetric pair Z[k], Z[-k] done by one thread.
+ * NAIVE: the baseline: one C2C per channel, separate decode, bright-pass,
+ *   pad, multiply, crop, add and encode kernels. */
+typedef enum
+{
+  CI_FB_MODE_R2C = 0,
+  CI_FB_MODE_PACKED = 1,
+  CI_FB_MODE_NAIVE = 2,
+  /* R2C with batch-1 plans run channel after channel (R2C, multiply, C2R),
+   * so one channel's working set stays in L2 between the steps. */
+  CI_FB_MODE_R2C_SEQ = 3
+} CiFbMode;
+
+typedef struct CiFbCuda CiFbCuda;
+
+/* Context with the element's CUDA context current. Returns a cudaError_t. */
+int ci_fb_cuda_create (CiFbCuda ** out, CiFbMode mode);
+void ci_fb_cuda_destroy (CiFbCuda * ctx);
+/* (Re)plans the grid for a width x height frame at divisor scale (1, 2, 4),
+ * uploads the kernel (host memory) and computes its spectrum on `stream`.
+ * Buffers and plans are only reallocated when the grid changes. */
+int ci_fb_cuda_set_kernel (CiFbCuda * ctx, const CiFbKernel * k, int width,
+    int height, int scale, ci_stream_t stream);
+void ci_fb_cuda_grid (const CiFbCuda * ctx, int *nx, int *ny);
+/* One frame, device pointers, enqueued on `stream`. in and out may not overlap. */
+int ci_fb_cuda_process (CiFbCuda * ctx, const void *in, size_t in_pitch,
+    void *out, size_t out_pitch, const CiFbFormat * fmt,
+    const CiFbParams * p, ci_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,242 @@
+/* Convolution bloom: per-pixel maths and shared types, for the CUDA kernels
+ * (kernels/fftbloom.cu) and the C reference (reference/fftbloom.c).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+#include "cicuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Packed 4-sample pixels: 8-bit (RGBA, BGRA, RGBx, BGRx, ARGB, ABGR) or 16-bit
+ * (RGBA64_LE). Only the three colour samples are touched; the fourth sample
+ * (alpha or padding) is copied through unchanged. */
+typedef struct
+{
+  int bytes_per_sample;         /* 1 or 2 */
+  int off_r, off_g, off_b;      /* sample index (0..3) of each colour in a pixel */
+  int srgb;                     /* 1: samples are sRGB-encoded, 0: linear */
+} CiFbFormat;
+
+/* Per-frame parameters (may change every frame). */
+typedef struct
+{
+  float intensity;              /* out = in + intensity * bloom */
+  float threshold;              /* bright-pass threshold, linear light */
+  float knee;                   /* soft knee width as a fraction of threshold, 0..1 */
+} CiFbParams;
+
+/* A convolution kernel: `channels` planes (1 = grey, 3 = R, G, B) of
+ * width x height floats, each plane normalised to unit sum; (cx, cy) is the
+ * texel that lands on the output pixel. */
+typedef struct
+{
+  int width, height, channels;
+  int cx, cy;
+  float *data;
+} CiFbKernel;
+
+/* ---- transfer functions (IEC 61966-2-1) ---- */
+
+CI_HD float
+ci_fb_srgb_to_linear (float v)
+{
+  return v <= 0.04045f ? v * (1.0f / 12.92f)
+      : powf ((v + 0.055f) * (1.0f / 1.055f), 2.4f);
+}
+
+CI_HD float
+ci_fb_linear_to_srgb (float v)
+{
+  return v <= 0.0031308f ? v * 12.92f
+      : 1.055f * powf (v, 1.0f / 2.4f) - 0.055f;
+}
+
+CI_HD float
+ci_fb_decode (unsigned code, int bytes, int srgb)
+{
+  float v = bytes == 1 ? (float) code * (1.0f / 255.0f)
+      : (float) code * (1.0f / 65535.0f);
+  return srgb ? ci_fb_srgb_to_linear (v) : v;
+}
+
+/* Linear light (any value) to a code value: clamp to [0, 1], encode, round. */
+CI_HD unsigned
+ci_fb_encode (float lin, int bytes, int srgb)
+{
+  float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
+  if (srgb)
+    v = ci_fb_linear_to_srgb (v);
+  float maxv = bytes == 1 ? 255.0f : 65535.0f;
+  float c = v * maxv + 0.5f;
+  c = c < maxv ? c : maxv;
+  return (unsigned) c;
+}
+
+/* ---- bright pass ----
+ * Soft knee on the brightest colour sample b (the "Unity" curve): below
+ * threshold - knee*threshold nothing passes, above threshold + knee*threshold
+ * everything above the threshold passes, and in between a quadratic joins
+ * the two. The colour is scaled, so hue is kept. The knee is relative to the
+ * threshold so that threshold 0 passes the whole image unchanged, whatever
+ * the knee (the energy test relies on that). */
+CI_HD float
+ci_fb_bright_factor (float r, float g, float b, float threshold, float knee)
+{
+  float m = r > g ? r : g;
+  m = m > b ? m : b;
+  if (m <= 0.0f)
+    return 0.0f;
+  float k = threshold * knee;
+  float contrib = m - threshold;
+  if (k > 0.0f) {
+    float s = m - threshold + k;
+    s = s < 0.0f ? 0.0f : (s > 2.0f * k ? 2.0f * k : s);
+    s = s * s / (4.0f * k);
+    contrib = contrib > s ? contrib : s;
+  }
+  contrib = contrib > 0.0f ? contrib : 0.0f;
+  return contrib / m;
+}
+
+/* ---- FFT sizes ---- */
+
+/* Smallest even n >= want whose only prime factors are 2, 3, 5, 7: sizes both
+ * cuFFT and FFTW handle with their fast radices. Even, so the R2C half
+ * spectrum and the packed pair split stay simple. */
+CI_HD int
+ci_fb_good_size (int want)
+{
+  int n = want < 2 ? 2 : want;
+  for (;; n++) {
+    if (n & 1)
+      continue;
+    int m = n;
+    while (m % 2 == 0)
+      m /= 2;
+    while (m % 3 == 0)
+      m /= 3;
+    while (m % 5 == 0)
+      m /= 5;
+    while (m % 7 == 0)
+      m /= 7;
+    if (m == 1)
+      return n;
+  }
+}
+
+/* The (low-resolution) image and the FFT grid for a kernel. Linear
+ * convolution of a w-wide image with a kernel reaching a texels left and b
+ * right of its centre needs only n >= w + max (a, b) for the w output
+ * samples to stay free of wrap-around (the zero band absorbs both
+ * directions); n >= a + b + 1 keeps every kernel texel in its own bin. */
+CI_HD int
+ci_fb_grid_size (int w, int kw, int kc)
+{
+  int a = kc, b = kw - 1 - kc;
+  int pad = a > b ? a : b;
+  int need = w + pad;
+  need = need > kw ? need : kw;
+  return ci_fb_good_size (need);
+}
+
+/* Size of the bloom image at resolution divisor s (1, 2 or 4). */
+CI_HD int
+ci_fb_scaled (int n, int s)
+{
+  return (n + s - 1) / s;
+}
+
+/* Bilinear sample position in the low-resolution bloom image for full
+ * resolution pixel x: index i0 and weight f of i0 + 1 (clamped at edges). */
+CI_HD void
+ci_fb_upsample_coord (int x, int s, int n, int *i0, int *i1, float *f)
+{
+  if (s == 1) {
+    *i0 = *i1 = x;
+    *f = 0.0f;
+    return;
+  }
+  float p = ((float) x + 0.5f) / (float) s - 0.5f;
+  if (p <= 0.0f) {
+    *i0 = *i1 = 0;
+    *f = 0.0f;
+    return;
+  }
+  int i = (int) p;
+  if (i >= n - 1) {
+    *i0 = *i1 = n - 1;
+    *f = 0.0f;
+    return;
+  }
+  *i0 = i;
+  *i1 = i + 1;
+  *f = p - (float) i;
+}
+
+/* ---- the procedural glare kernel ---- */
+
+typedef struct
+{
+  float core_size;              /* core Gaussian sigma, fraction of the radius */
+  float halo_strength;          /* share of the energy in the halo, 0..1 */
+  float halo_size;              /* halo scale, fraction of the radius */
+  float spike_strength;         /* share of the energy in the spikes, 0..1 */
+  int spike_count;              /* number of rays (0 = none) */
+  float spike_width;            /* ray half-width, fraction of the radius */
+  float spike_angle;            /* angle of the first ray, degrees */
+} CiFbGlare;
+
+/* Smooth window reaching zero at the radius, so the kernel has compact
+ * support and the padding really prevents wrap-around. */
+CI_HD float
+ci_fb_window (float rho)
+{
+  if (rho >= 1.0f)
+    return 0.0f;
+  float t = 1.0f - rho * rho;
+  return t * t;
+}
+
+/* The three glare components at offset (dx, dy) in texels from the centre of
+ * a kernel of radius R texels; each is later normalised on its own. */
+CI_HD void
+ci_fb_glare_terms (const CiFbGlare * g, float dx, float dy, float R,
+    float *core, float *halo, float *spikes)
+{
+  float r = sqrtf (dx * dx + dy * dy);
+  float rho = r / R;
+  float w = ci_fb_window (rho);
+  /* at least half a texel, or a small kernel loses its core to sampling */
+  float sc = g->core_size * R;
+  sc = sc > 0.5f ? sc : 0.5f;
+  *core = expf (-(r * r) / (2.0f * sc * sc)) * w;
+  float hs = g->halo_size * R;
+  hs = hs > 0.5f ? hs : 0.5f;
+  float q = 1.0f + (r * r) / (hs * hs);
+  *halo = w / (q * sqrtf (q));
+  float sp = 0.0f;
+  if (g->spike_count > 0 && r > 0.0f) {
+    float sw = g->spike_width * R;
+    sw = sw > 0.5f ? sw : 0.5f;
+    float a0 = g->spike_angle * (3.14159265358979f / 180.0f);
+    for (int k = 0; k < g->spike_count; k++) {
+      float a = a0 + (float) k * (6.28318530717959f / (float) g->spike_count);
+      float ux = cosf (a), uy = sinf (a);
+      float along = dx * ux + dy * uy;
+      if (along < 0.0f)
+        continue;
+      float perp = -dx * uy + dy * ux;
+      sp += expf (-(perp * perp) / (2.0f * sw * sw)) * expf (-3.0f * along / R);
+    }
+    sp *= w;
+  }
+  *spikes = sp;
+}
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,648 @@
+/* gst-cuda-imaging: Semi-Global Matching, CUDA kernels.
+ *
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Design:
+ *  - census of both views (uint64 per pixel);
+ *  - one kernel launch per path direction: a warp walks one path line and
+ *    computes the matching cost on the fly from the census words, adding its
+ *    L into a single uint16 sum volume S (the first direction stores).  So
+ *    memory is 2 bytes per (pixel, disparity), not one volume per path.
+ *    Lane l holds disparities d = 32 k + l, k < K = ceil(D / 32): the warp
+ *    is always full (padding disparities hold a large value and are never
+ *    written), so every shuffle and reduction runs over 32 active lanes;
+ *  - WTA over S (one warp per pixel) with uniqueness and subpixel, and the
+ *    right view's winners scattered into shared-memory atomic minima;
+ *  - left-right check, 3x3 median, output conversion.
+ */
+#include "sgm.h"
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#define FULL 0xffffffffu
+#define BIG 0x7fff              /* > any L + p1 + p2; never a real value */
+#define AGG_WARPS 4
+#define WTA_WARPS 8
+#define WTA_TILE 64
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return (int) e_; } while (0)
+#define CHECK_LAUNCH() do { cudaError_t e_ = cudaGetLastError (); if (e_ != cudaSuccess) return (int) e_; } while (0)
+
+static inline cudaStream_t
+cs (ci_stream_t s)
+{
+  return (cudaStream_t) s;
+}
+
+/* ---------------- census ---------------- */
+
+__global__ void
+census_kernel (const uint8_t * __restrict__ img, size_t stride, SgmLuma luma,
+    int W, int H, int census, uint64_t * __restrict__ out)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  int win[7][9];
+#pragma unroll
+  for (int r = 0; r < 7; r++) {
+    int yy = sgm_clampi (y + r - 3, 0, H - 1);
+#pragma unroll
+    for (int c = 0; c < 9; c++)
+      win[r][c] = sgm_luma_at (img, stride, luma, sgm_clampi (x + c - 4, 0,
+              W - 1), yy);
+  }
+  out[(size_t) y * W + x] = sgm_census_from_window (win, census);
+}
+
+extern "C" int
+sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
+    int width, int height, int census, uint64_t * out, ci_stream_t stream)
+{
+  dim3 b (32, 8), g ((width + 31) / 32, (height + 7) / 8);
+  census_kernel <<< g, b, 0, cs (stream) >>> (img, stride, luma, width,
+      height, census, out);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+/* ---------------- cost volume (tests) ---------------- */
+
+__global__ void
+cost_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
+    SgmParams p, uint8_t * __restrict__ cost)
+{
+  size_t n = (size_t) p.width * p.height * p.num_disp;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x) {
+    int d = (int) (i % p.num_disp);
+    size_t pix = i / p.num_disp;
+    int x = (int) (pix % p.width);
+    size_t row = pix - x;
+    cost[i] = (uint8_t) sgm_cost (cl[pix], cr + row, x - p.min_disp - d,
+        p.width, p.census);
+  }
+}
+
+extern "C" int
+sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream)
+{
+  cost_kernel <<< 1024, 256, 0, cs (stream) >>> (cl, cr, *p, cost);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+/* ---------------- path aggregation ---------------- */
+
+struct AggArgs
+{
+  int W, H, D, min_disp, p1, p2, cmax, dx, dy, accumulate, nlines;
+};
+
+__device__ __forceinline__ int
+warp_min (int v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    int u = __shfl_xor_sync (FULL, v, o);
+    v = u < v ? u : v;
+  }
+  return v;
+}
+
+__device__ __forceinline__ unsigned
+warp_min_u (unsigned v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    unsigned u = __shfl_xor_sync (FULL, v, o);
+    v = u < v ? u : v;
+  }
+  return v;
+}
+
+/* Start pixel and length of path line @i for direction (dx, dy). */
+__device__ __forceinline__ void
+line_start (const AggArgs & a, int i, int &sx, int &sy, int &len)
+{
+  if (a.dy == 0) {
+    sx = a.dx > 0 ? 0 : a.W - 1;
+    sy = i;
+  } else if (a.dx == 0) {
+    sx = i;
+    sy = a.dy > 0 ? 0 : a.H - 1;
+  } else if (i < a.W) {
+    sx = i;
+    sy = a.dy > 0 ? 0 : a.H - 1;
+  } else {
+    int j = i - a.W + 1;
+    sx = a.dx > 0 ? 0 : a.W - 1;
+    sy = a.dy > 0 ? j : a.H - 1 - j;
+  }
+  int lx = a.dx > 0 ? a.W - sx : a.dx < 0 ? sx + 1 : 0x7fffffff;
+  int ly = a.dy > 0 ? a.H - sy : a.dy < 0 ? sy + 1 : 0x7fffffff;
+  len = lx < ly ? lx : ly;
+}
+
+/* K disparities per lane; loads run PF steps ahead of the arithmetic so a
+ * lone warp per line still keeps several memory requests in flight. */
+template < int K, int PF >
+__global__ void __launch_bounds__ (AGG_WARPS * 32)
+agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
+    uint16_t * __restrict__ acc, AggArgs a)
+{
+  const int lane = threadIdx.x & 31;
+  const int line = blockIdx.x * AGG_WARPS + (threadIdx.x >> 5);
+  if (line >= a.nlines)
+    return;                     /* whole warp leaves together */
+  int sx, sy, len;
+  line_start (a, line, sx, sy, len);
+
+  uint64_t lw[PF];
+  uint64_t rw[PF][K];
+  uint16_t sv[PF][K];
+  int prev[K];
+  int prev_min = 0;
+
+  auto load = [&](int slot_unused, uint64_t & l, uint64_t (&r)[K],
+      uint16_t (&s)[K], int t) {
+    const int x = sx + t * a.dx, y = sy + t * a.dy;
+    const size_t row = (size_t) y * a.W;
+    l = __ldg (cl + row + x);
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int d = k * 32 + lane;
+      const int xr = x - a.min_disp - d;
+      r[k] = (d < a.D && xr >= 0 && xr < a.W) ? __ldg (cr + row + xr) : 0;
+      s[k] = (a.accumulate && d < a.D) ?
+          acc[(row + x) * a.D + d] : (uint16_t) 0;
+    }
+  };
+
+#pragma unroll
+  for (int j = 0; j < PF; j++)
+    if (j < len)
+      load (j, lw[j], rw[j], sv[j], j);
+
+  for (int t0 = 0; t0 < len; t0 += PF) {
+#pragma unroll
+    for (int j = 0; j < PF; j++) {
+      const int t = t0 + j;
+      if (t >= len)
+        break;
+      const int x = sx + t * a.dx, y = sy + t * a.dy;
+      int c[K];
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int d = k * 32 + lane;
+        const int xr = x - a.min_disp - d;
+        c[k] = (xr >= 0 && xr < a.W) ? __popcll (lw[j] ^ rw[j][k]) : a.cmax;
+      }
+      if (t == 0) {
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          prev[k] = (k * 32 + lane < a.D) ? c[k] : BIG;
+      } else {
+        /* d+1 neighbours first (lane 31 takes lane 0's next k) */
+        int hi[K];
+        int carry = BIG;
+#pragma unroll
+        for (int k = K - 1; k >= 0; k--) {
+          int dn = __shfl_sync (FULL, prev[k], (lane + 1) & 31);
+          hi[k] = lane == 31 ? carry : dn;
+          carry = dn;
+        }
+        carry = BIG;
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+          int up = __shfl_sync (FULL, prev[k], (lane + 31) & 31);
+          int lo = lane == 0 ? carry : up;
+          carry = up;
+          int v = sgm_aggregate_step (c[k], prev[k], lo, hi[k], prev_min,
+              a.p1, a.p2);
+          prev[k] = (k * 32 + lane < a.D) ? v : BIG;
+        }
+      }
+      int m = prev[0];
+#pragma unroll
+      for (int k = 1; k < K; k++)
+        m = prev[k] < m ? prev[k] : m;
+      prev_min = warp_min (m);
+
+      const size_t base = ((size_t) y * a.W + x) * a.D;
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int d = k * 32 + lane;
+        if (d < a.D)
+          acc[base + d] = (uint16_t) (sv[j][k] + prev[k]);
+      }
+      if (t + PF < len)
+        load (j, lw[j], rw[j], sv[j], t + PF);
+    }
+  }
+}
+
+template < int K > static int
+launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
+    const AggArgs & a, cudaStream_t s)
+{
+  constexpr int PF = K <= 4 ? 4 : K <= 8 ? 2 : 1;
+  int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
+  agg_kernel < K, PF > <<< blocks, AGG_WARPS * 32, 0, s >>> (cl, cr, acc, a);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+#define K_CASES(F, ...) \
+  switch (K) { \
+    case 1: return F<1> (__VA_ARGS__); case 2: return F<2> (__VA_ARGS__); \
+    case 3: return F<3> (__VA_ARGS__); case 4: return F<4> (__VA_ARGS__); \
+    case 5: return F<5> (__VA_ARGS__); case 6: return F<6> (__VA_ARGS__); \
+    case 7: return F<7> (__VA_ARGS__); case 8: return F<8> (__VA_ARGS__); \
+    case 9: return F<9> (__VA_ARGS__); case 10: return F<10> (__VA_ARGS__); \
+    case 11: return F<11> (__VA_ARGS__); case 12: return F<12> (__VA_ARGS__); \
+    case 13: return F<13> (__VA_ARGS__); case 14: return F<14> (__VA_ARGS__); \
+    case 15: return F<15> (__VA_ARGS__); case 16: return F<16> (__VA_ARGS__); \
+    case 17: case 18: return F<18> (__VA_ARGS__); \
+    case 19: case 20: return F<20> (__VA_ARGS__); \
+    case 21: case 22: return F<22> (__VA_ARGS__); \
+    case 23: case 24: return F<24> (__VA_ARGS__); \
+    case 25: case 26: return F<26> (__VA_ARGS__); \
+    case 27: case 28: return F<28> (__VA_ARGS__); \
+    case 29: case 30: return F<30> (__VA_ARGS__); \
+    case 31: case 32: return F<32> (__VA_ARGS__); \
+    default: return (int) cudaErrorInvalidValue; \
+  }
+
+extern "C" int
+sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, int dir, uint16_t * acc, int accumulate,
+    ci_stream_t stream)
+{
+  if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP || dir < 0 || dir > 7)
+    return (int) cudaErrorInvalidValue;
+  AggArgs a;
+  a.W = p->width;
+  a.H = p->height;
+  a.D = p->num_disp;
+  a.min_disp = p->min_disp;
+  a.p1 = p->p1;
+  a.p2 = sgm_effective_p2 (p->p1, p->p2);
+  a.cmax = sgm_census_bits (p->census);
+  a.dx = sgm_dir_dx (dir);
+  a.dy = sgm_dir_dy (dir);
+  a.accumulate = accumulate ? 1 : 0;
+  a.nlines = a.dy == 0 ? a.H : a.dx == 0 ? a.W : a.W + a.H - 1;
+  const int K = (a.D + 31) / 32;
+  K_CASES (launch_agg, cl, cr, acc, a, cs (stream));
+}
+
+/* ---------------- winner takes all ---------------- */
+
+struct WtaArgs
+{
+  int W, H, D, min_disp, uniqueness, subpixel, want_right;
+};
+
+/* Block: one row, WTA_TILE pixels; right-view minima for the xr those
+ * pixels can reach collect in shared memory, then go out with one global
+ * atomicMin each. */
+template < int K >
+__global__ void __launch_bounds__ (WTA_WARPS * 32)
+wta_kernel (const uint16_t * __restrict__ sum, WtaArgs a,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key)
+{
+  extern __shared__ uint32_t skey[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int y = blockIdx.y;
+  const int x0 = blockIdx.x * WTA_TILE;
+  const int nkey = WTA_TILE + a.D - 1;
+  const int kbase = x0 - a.min_disp - (a.D - 1);       /* xr of skey[0] */
+  if (a.want_right) {
+    for (int i = threadIdx.x; i < nkey; i += blockDim.x)
+      skey[i] = 0xffffffffu;
+    __syncthreads ();
+  }
+  for (int xi = warp; xi < WTA_TILE; xi += WTA_WARPS) {
+    const int x = x0 + xi;
+    if (x >= a.W)
+      break;                    /* warp-uniform */
+    const size_t pix = (size_t) y * a.W + x;
+    const uint16_t *s = sum + pix * a.D;
+    unsigned v[K];
+    unsigned best = 0xffffffffu;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int d = k * 32 + lane;
+      v[k] = d < a.D ? s[d] : 0xffffu;
+      unsigned key = (v[k] << 11) | (unsigned) d;
+      best = key < best ? key : best;
+      if (a.want_right && d < a.D) {
+        const int xr = x - a.min_disp - d;
+        if (xr >= 0 && xr < a.W)
+          atomicMin (&skey[xr - kbase], key);
+      }
+    }
+    best = warp_min_u (best);
+    const int bd = (int) (best & 2047u);
+    const int bc = (int) (best >> 11);
+    int second = 0xffff;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int d = k * 32 + lane;
+      if (d < a.D && (d < bd - 1 || d > bd + 1) && (int) v[k] < second)
+        second = (int) v[k];
+    }
+    second = warp_min (second);
+    if (lane == 0) {
+      dint[pix] = (int16_t) bd;
+      int out;
+      if (!sgm_unique_ok (bc, second, a.uniqueness)) {
+        out = SGM_INVALID;
+      } else {
+        out = (a.min_disp + bd) * SGM_DISP_SCALE;
+        if (a.subpixel && bd > 0 && bd < a.D - 1)
+          out += sgm_subpixel_offset (s[bd - 1], bc, s[bd + 1]);
+      }
+      disp[pix] = (int16_t) out;
+    }
+  }
+  if (a.want_right) {
+    __syncthreads ();
+    uint32_t *row = right_key + (size_t) y * a.W;
+    for (int i = threadIdx.x; i < nkey; i += blockDim.x) {
+      const int xr = kbase + i;
+      if (skey[i] != 0xffffffffu && xr >= 0 && xr < a.W)
+        atomicMin (row + xr, skey[i]);
+    }
+  }
+}
+
+template < int K > static int
+launch_wta (const uint16_t * sum, const WtaArgs & a, int16_t * disp,
+    int16_t * dint, uint32_t * right_key, cudaStream_t s)
+{
+  dim3 g ((a.W + WTA_TILE - 1) / WTA_TILE, a.H);
+  size_t smem = a.want_right ? (size_t) (WTA_TILE + a.D - 1) * 4 : 0;
+  wta_kernel < K > <<< g, WTA_WARPS * 32, smem, s >>> (sum, a, disp, dint,
+      right_key);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+extern "C" int
+sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
+    int16_t * dint, uint32_t * right_key, ci_stream_t stream)
+{
+  if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP)
+    return (int) cudaErrorInvalidValue;
+  WtaArgs a;
+  a.W = p->width;
+  a.H = p->height;
+  a.D = p->num_disp;
+  a.min_disp = p->min_disp;
+  a.uniqueness = p->uniqueness;
+  a.subpixel = p->subpixel;
+  a.want_right = right_key != NULL;
+  const int K = (a.D + 31) / 32;
+  K_CASES (launch_wta, sum, a, disp, dint, right_key, cs (stream));
+}
+
+__global__ void
+right_keys_kernel (const uint32_t * __restrict__ key, int n,
+    int16_t * __restrict__ dright)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dright[i] = key[i] == 0xffffffffu ? (int16_t) - 1 :
+        (int16_t) (key[i] & 2047u);
+}
+
+extern "C" int
+sgm_cuda_right_from_keys (const uint32_t * right_key, int n,
+    int16_t * dright, ci_stream_t stream)
+{
+  right_keys_kernel <<< (n + 255) / 256, 256, 0, cs (stream) >>> (right_key,
+      n, dright);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+/* ---------------- LR check, median, output ---------------- */
+
+__global__ void
+lr_kernel (int16_t * __restrict__ disp, const int16_t * __restrict__ dint,
+    const uint32_t * __restrict__ key, int W, int H, int min_disp, int maxdiff)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= W)
+    return;
+  size_t i = (size_t) y * W + x;
+  if (disp[i] == SGM_INVALID)
+    return;
+  int xr = x - min_disp - dint[i];
+  int dr = -1;
+  if (xr >= 0 && xr < W) {
+    uint32_t k = key[(size_t) y * W + xr];
+    dr = k == 0xffffffffu ? -1 : (int) (k & 2047u);
+  }
+  int diff = dr - dint[i];
+  if (dr < 0 || diff > maxdiff || -diff > maxdiff)
+    disp[i] = SGM_INVALID;
+}
+
+extern "C" int
+sgm_cuda_lr_check (int16_t * disp, const int16_t * dint,
+    const uint32_t * right_key, const SgmParams * p, ci_stream_t stream)
+{
+  if (p->lr_max_diff < 0)
+    return 0;
+  dim3 g ((p->width + 127) / 128, p->height);
+  lr_kernel <<< g, 128, 0, cs (stream) >>> (disp, dint, right_key, p->width,
+      p->height, p->min_disp, p->lr_max_diff);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+__global__ void
+median_kernel (const int16_t * __restrict__ in, int16_t * __restrict__ out,
+    size_t out_pitch, int W, int H)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  int16_t v[9];
+  int k = 0;
+#pragma unroll
+  for (int dy = -1; dy <= 1; dy++)
+#pragma unroll
+    for (int dx = -1; dx <= 1; dx++)
+      v[k++] = in[(size_t) sgm_clampi (y + dy, 0, H - 1) * W +
+          sgm_clampi (x + dx, 0, W - 1)];
+  *(int16_t *) ((uint8_t *) out + (size_t) y * out_pitch + (size_t) x * 2) =
+      sgm_median9 (v);
+}
+
+extern "C" int
+sgm_cuda_median (const int16_t * in, int16_t * out, size_t out_pitch,
+    int width, int height, ci_stream_t stream)
+{
+  dim3 b (32, 8), g ((width + 31) / 32, (height + 7) / 8);
+  median_kernel <<< g, b, 0, cs (stream) >>> (in, out, out_pitch, width,
+      height);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+__global__ void
+convert_kernel (const int16_t * __restrict__ disp, size_t disp_pitch,
+    uint8_t * __restrict__ out, size_t out_pitch, SgmOutFormat f, int W,
+    int H, int min_disp, int num_disp)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  int16_t d = *(const int16_t *) ((const uint8_t *) disp +
+      (size_t) y * disp_pitch + (size_t) x * 2);
+  sgm_out_pixel (d, f, min_disp, num_disp,
+      out + (size_t) y * out_pitch + (size_t) x * sgm_out_bytes (f));
+}
+
+extern "C" int
+sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
+    uint8_t * out, size_t out_pitch, SgmOutFormat fmt, const SgmParams * p,
+    ci_stream_t stream)
+{
+  dim3 b (32, 8), g ((p->width + 31) / 32, (p->height + 7) / 8);
+  convert_kernel <<< g, b, 0, cs (stream) >>> (disp, disp_pitch, out,
+      out_pitch, fmt, p->width, p->height, p->min_disp, p->num_disp);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+/* ---------------- pipeline ---------------- */
+
+struct SgmCuda
+{
+  void *mem;                    /* one allocation, carved below */
+  size_t bytes;
+};
+
+static size_t
+align256 (size_t v)
+{
+  return (v + 255) & ~(size_t) 255;
+}
+
+extern "C" size_t
+sgm_cuda_bytes_needed (const SgmParams * p)
+{
+  const size_t n = (size_t) p->width * p->height;
+  return 2 * align256 (n * 8) + align256 (n * p->num_disp * 2) +
+      2 * align256 (n * 2) + align256 (n * 4);
+}
+
+extern "C" int
+sgm_cuda_create (SgmCuda ** out)
+{
+  SgmCuda *s = (SgmCuda *) calloc (1, sizeof *s);
+  if (!s)
+    return (int) cudaErrorMemoryAllocation;
+  *out = s;
+  return 0;
+}
+
+extern "C" void
+sgm_cuda_destroy (SgmCuda * s)
+{
+  if (!s)
+    return;
+  if (s->mem)
+    cudaFree (s->mem);
+  free (s);
+}
+
+extern "C" size_t
+sgm_cuda_bytes (const SgmCuda * s)
+{
+  return s ? s->bytes : 0;
+}
+
+extern "C" int
+sgm_cuda_reserve (SgmCuda * s, const SgmParams * p)
+{
+  size_t need = sgm_cuda_bytes_needed (p);
+  if (need <= s->bytes)
+    return 0;
+  if (s->mem) {
+    CHECK (cudaFree (s->mem));
+    s->mem = NULL;
+    s->bytes = 0;
+  }
+  CHECK (cudaMalloc (&s->mem, need));
+  s->bytes = need;
+  return 0;
+}
+
+extern "C" int
+sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma,
+    int16_t * disp, size_t disp_pitch, ci_stream_t stream)
+{
+  if (p->width < 1 || p->height < 1 || p->num_disp < 1
+      || p->num_disp > SGM_MAX_DISP || (p->paths != 4 && p->paths != 8))
+    return (int) cudaErrorInvalidValue;
+  int err = sgm_cuda_reserve (s, p);
+  if (err)
+    return err;
+  const size_t n = (size_t) p->width * p->height;
+  uint8_t *m = (uint8_t *) s->mem;
+  uint64_t *cl = (uint64_t *) m;
+  m += align256 (n * 8);
+  uint64_t *cr = (uint64_t *) m;
+  m += align256 (n * 8);
+  uint16_t *sum = (uint16_t *) m;
+  m += align256 (n * p->num_disp * 2);
+  int16_t *tmp = (int16_t *) m;
+  m += align256 (n * 2);
+  int16_t *dint = (int16_t *) m;
+  m += align256 (n * 2);
+  uint32_t *key = (uint32_t *) m;
+  const int lr = p->lr_max_diff >= 0;
+
+  if ((err = sgm_cuda_census (left, left_stride, luma, p->width, p->height,
+              p->census, cl, stream)))
+    return err;
+  if ((err = sgm_cuda_census (right, right_stride, luma, p->width, p->height,
+              p->census, cr, stream)))
+    return err;
+  for (int dir = 0; dir < p->paths; dir++)
+    if ((err = sgm_cuda_aggregate_path (cl, cr, p, dir, sum, dir > 0, stream)))
+      return err;
+  if (lr)
+    CHECK (cudaMemsetAsync (key, 0xff, n * 4, cs (stream)));
+  if ((err = sgm_cuda_wta (sum, p, tmp, dint, lr ? key : NULL, stream)))
+    return err;
+  if (lr && (err = sgm_cuda_lr_check (tmp, dint, key, p, stream)))
+    return err;
+  if (p->median)
+    return sgm_cuda_median (tmp, disp, disp_pitch, p->width, p->height,
+        stream);
+  CHECK (cudaMemcpy2DAsync (disp, disp_pitch, tmp, (size_t) p->width * 2,
+          (size_t) p->width * 2, p->height, cudaMemcpyDeviceToDevice,
+          cs (stream)));
+  return 0;
+}

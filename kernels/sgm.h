@@ -1,0 +1,80 @@
+/* gst-cuda-imaging: Semi-Global Matching, CUDA launchers.
+ *
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Same stages, layouts and integer maths as reference/sgm.h (bit-exact).
+ * All pointers are device pointers; every launcher enqueues on @stream and
+ * returns a cudaError_t value (0 = ok).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cicuda.h"
+#include "sgm_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- stages (tests and the pipeline use the same launchers) ---- */
+
+/* census of one view into out (width * height uint64, dense rows). */
+int sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
+    int width, int height, int census, uint64_t * out, ci_stream_t stream);
+/* cost volume (tests only), layout as sgm_ref_cost_volume. */
+int sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream);
+/* acc = L_dir or acc += L_dir (uint16, (y*W + x)*D + d). */
+int sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, int dir, uint16_t * acc, int accumulate,
+    ci_stream_t stream);
+/* Left WTA (disp, dint as the reference) and, when right_key is not NULL,
+ * the right-view minimum as packed keys (cost << 11 | d, 0xffffffff = none;
+ * right_key must hold 0xffffffff on entry). */
+int sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
+    int16_t * dint, uint32_t * right_key, ci_stream_t stream);
+/* dright[i] = right_key[i] & 2047, or -1 (tests only). */
+int sgm_cuda_right_from_keys (const uint32_t * right_key, int n,
+    int16_t * dright, ci_stream_t stream);
+/* In place on disp (dense rows). */
+int sgm_cuda_lr_check (int16_t * disp, const int16_t * dint,
+    const uint32_t * right_key, const SgmParams * p, ci_stream_t stream);
+/* 3x3 median; in dense rows, out rows @out_pitch bytes apart. */
+int sgm_cuda_median (const int16_t * in, int16_t * out, size_t out_pitch,
+    int width, int height, ci_stream_t stream);
+
+/* ---- whole pipeline with its scratch memory ---- */
+typedef struct SgmCuda SgmCuda;
+
+/* Nothing is allocated until the first compute (or sgm_cuda_reserve). */
+int sgm_cuda_create (SgmCuda ** out);
+void sgm_cuda_destroy (SgmCuda * s);
+/* Grow the scratch for these parameters (synchronous allocation). */
+int sgm_cuda_reserve (SgmCuda * s, const SgmParams * p);
+/* Device bytes held now. */
+size_t sgm_cuda_bytes (const SgmCuda * s);
+/* Bytes the pipeline needs for @p (without the caller's images). */
+size_t sgm_cuda_bytes_needed (const SgmParams * p);
+
+/* disp: int16 1/16-pixel disparities, rows @disp_pitch bytes apart. */
+int sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma,
+    int16_t * disp, size_t disp_pitch, ci_stream_t stream);
+
+
+int sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
+    uint8_t * out, size_t out_pitch, SgmOutFormat fmt, const SgmParams * p,
+    ci_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,729 @@
+/* gst-cuda-imaging: HDR -> SDR tone mapping, CUDA kernels.
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Built with --fmad=false (see kernels/meson.build): together with the
+ * explicit fmaf() calls in tonemap_math.h this makes every pixel's
+ * histogram bin bit-identical to the C reference.
+ *
+ * One thread handles a 2x2 quad (4:2:0 chroma is shared by it), in a
+ * grid-stride loop over a grid of a few blocks per SM, so each block's
+ * shared-memory histogram absorbs many pixels before its single merge into
+ * the global one (the seed's one-global-atomic-per-pixel histogram is what
+ * "cannot handle large images").
+ */
+#include "tonemap_cuda.h"
+
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+#include <math.h>
+
+#define TM_BLOCK 256
+#define TM_UPD 1024
+#define TM_IPT (CI_TM_MAX_BINS / TM_UPD)
+#define TM_TRC_N (CI_TM_TRC_LUT + 1)
+
+#define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
+#define CKL() CK (cudaGetLastError ())
+
+struct TmDevState
+{
+  float smin, smax;
+  int count, cuts;
+};
+
+struct CiTmCuda
+{
+  CiTmParams p;
+  CiTmCudaRuntime rt;
+  CiTmStatsImpl impl;
+  int bins, primed;
+  float *d_eotf, *d_oetf, *d_map;
+  CiTmMapRange *d_range;
+  uint32_t *d_hist, *d_keys;
+  unsigned long long *d_s;
+  TmDevState *d_st;
+  int grid_minmax, grid_hist, grid_map, grid_map_stats;
+  size_t smem_minmax, smem_hist, smem_map, smem_map_stats;
+  /* CUB statistics */
+  float *d_l, *d_mm;
+  uint16_t *d_bin;
+  void *d_tmp;
+  size_t tmp_bytes;
+};
+
+struct TmMin
+{
+  __device__ __forceinline__ float operator() (float a, float b) const
+  {
+    return fminf (a, b);
+  }
+};
+
+struct TmMaxU
+{
+  __device__ __forceinline__ unsigned long long operator() (unsigned long long
+      a, unsigned long long b) const
+  {
+    return a > b ? a : b;
+  }
+};
+
+struct TmMax
+{
+  __device__ __forceinline__ float operator() (float a, float b) const
+  {
+    return fmaxf (a, b);
+  }
+};
+
+static __device__ __forceinline__ void
+tm_copy (float *dst, const float *src, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    dst[i] = src[i];
+}
+
+static __device__ __forceinline__ int
+tm_map_entries (const CiTmParams & p)
+{
+  return p.op == CI_TM_OP_HISTOGRAM ? p.bins : CI_TM_CURVE_LUT + 1;
+}
+
+/* Pixels of the quad inside the frame. */
+static __device__ __forceinline__ int
+tm_valid (const CiTmParams & p, int x, int y, int i)
+{
+  return x + (i & 1) < p.width && y + (i >> 1) < p.height;
+}
+
+/* Shared histogram update for one quad: a flat quad is one atomic. */
+static __device__ __forceinline__ void
+tm_hist_quad (uint32_t * h, const CiTmParams & p, int x, int y, const int *bin)
+{
+  int full = x + 1 < p.width && y + 1 < p.height;
+  if (full && bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0]) {
+    atomicAdd (&h[bin[0]], 4u);
+    return;
+  }
+  for (int i = 0; i < 4; i++)
+    if (tm_valid (p, x, y, i))
+      atomicAdd (&h[bin[i]], 1u);
+}
+
+static __device__ __forceinline__ void
+tm_merge_minmax (float lo, float hi, uint32_t * keys)
+{
+  typedef cub::BlockReduce < float, TM_BLOCK > BR;
+  __shared__ typename BR::TempStorage ts;
+  float bl = BR (ts).Reduce (lo, TmMin ());
+  __syncthreads ();
+  float bh = BR (ts).Reduce (hi, TmMax ());
+  if (threadIdx.x == 0) {
+    atomicMin (&keys[0], ci_tm_float_key (bl));
+    atomicMax (&keys[1], ci_tm_float_key (bh));
+  }
+}
+
+static __device__ __forceinline__ void
+tm_merge_hist (const uint32_t * h, uint32_t * g, int bins)
+{
+  __syncthreads ();
+  for (int b = threadIdx.x; b < bins; b += blockDim.x) {
+    uint32_t c = h[b];
+    if (c)
+      atomicAdd (&g[b], c);
+  }
+}
+
+__global__ void __launch_bounds__ (TM_BLOCK)
+tm_minmax_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
+    uint32_t * keys)
+{
+  extern __shared__ float sm[];
+  float *eotf = sm;
+  tm_copy (eotf, g_eotf, TM_TRC_N);
+  __syncthreads ();
+  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
+  long long nq = (long long) qw * qh;
+  float lo = INFINITY, hi = -INFINITY;
+  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
+      q += (long long) gridDim.x * blockDim.x) {
+    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+    int x = 2 * qx, y = 2 * qy;
+    float rgb[4][3], yl[4], l[4], a[4];
+    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    for (int i = 0; i < 4; i++)
+      if (tm_valid (p, x, y, i)) {
+        lo = fminf (lo, l[i]);
+        hi = fmaxf (hi, l[i]);
+      }
+  }
+  tm_merge_minmax (lo, hi, keys);
+}
+
+/* use_keys: range from this frame's min/max (still mode), else from args. */
+__global__ void __launch_bounds__ (TM_BLOCK)
+tm_hist_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
+    const uint32_t * keys, int use_keys, float lmin, float scale,
+    uint32_t * g_hist)
+{
+  extern __shared__ float sm[];
+  float *eotf = sm;
+  uint32_t *h = (uint32_t *) (sm + TM_TRC_N);
+  tm_copy (eotf, g_eotf, TM_TRC_N);
+  for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
+    h[b] = 0;
+  if (use_keys) {
+    float mn = ci_tm_key_float (keys[0]), mx = ci_tm_key_float (keys[1]);
+    lmin = mn;
+    scale = ci_tm_range_scale (mn, mx, p.bins);
+  }
+  __syncthreads ();
+  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
+  long long nq = (long long) qw * qh;
+  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
+      q += (long long) gridDim.x * blockDim.x) {
+    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+    int x = 2 * qx, y = 2 * qy;
+    float rgb[4][3], yl[4], l[4], a[4];
+    int bin[4];
+    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    for (int i = 0; i < 4; i++)
+      bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+    tm_hist_quad (h, p, x, y, bin);
+  }
+  tm_merge_hist (h, g_hist, p.bins);
+}
+
+/* Map (+ this frame's statistics when STATS: video mode). */
+template < bool STATS > __global__ void __launch_bounds__ (TM_BLOCK)
+tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
+    const float *g_eotf, const float *g_oetf, const float *g_map,
+    const CiTmMapRange * g_range, uint32_t * g_hist, uint32_t * keys)
+{
+  extern __shared__ float sm[];
+  int nmap = tm_map_entries (p);
+  float *eotf = sm, *oetf = sm + TM_TRC_N, *map = sm + 2 * TM_TRC_N;
+  uint32_t *h = (uint32_t *) (map + nmap);
+  tm_copy (eotf, g_eotf, TM_TRC_N);
+  tm_copy (oetf, g_oetf, TM_TRC_N);
+  tm_copy (map, g_map, nmap);
+  if (STATS)
+    for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
+      h[b] = 0;
+  float lmin = g_range->lmin, scale = g_range->scale;
+  __syncthreads ();
+  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
+  long long nq = (long long) qw * qh;
+  float lo = INFINITY, hi = -INFINITY;
+  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
+      q += (long long) gridDim.x * blockDim.x) {
+    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+    int x = 2 * qx, y = 2 * qy;
+    float rgb[4][3], yl[4], l[4], a[4];
+    int bin[4];
+    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    for (int i = 0; i < 4; i++)
+      bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+    if (STATS) {
+      tm_hist_quad (h, p, x, y, bin);
+      for (int i = 0; i < 4; i++)
+        if (tm_valid (p, x, y, i)) {
+          lo = fminf (lo, l[i]);
+          hi = fmaxf (hi, l[i]);
+        }
+    }
+    ci_tm_map_quad (&p, oetf, map, &out, x, y, rgb, yl, l, bin, a);
+  }
+  if (STATS) {
+    tm_merge_hist (h, g_hist, p.bins);
+    tm_merge_minmax (lo, hi, keys);
+  }
+}
+
+/* Fold this frame's statistics into the state (do_update), build the map
+ * table and range from the state, and clear the statistics buffers.
+ * One block; mirrors ci_tm_state_update + ci_tm_build_map. */
+__global__ void __launch_bounds__ (TM_UPD)
+tm_update_kernel (int bins, uint32_t total, int window,
+    unsigned long long thr, int fresh, int do_update, int op, float target,
+    float src_cfg, uint32_t * g_hist, uint32_t * keys,
+    unsigned long long *s, TmDevState * st, float *map,
+    CiTmMapRange * range)
+{
+  typedef cub::BlockReduce < unsigned long long, TM_UPD > BRU;
+  typedef cub::BlockReduce < int, TM_UPD > BRI;
+  typedef cub::BlockScan < unsigned long long, TM_UPD > BS;
+  __shared__ union
+  {
+    typename BRU::TempStorage ru;
+    typename BRI::TempStorage ri;
+    typename BS::TempStorage sc;
+  } ts;
+  __shared__ int sh_flag;
+  __shared__ unsigned long long sh_top;
+  int t = threadIdx.x;
+
+  if (do_update) {
+    TmDevState cur = *st;
+    float fmin = ci_tm_key_float (keys[0]), fmax = ci_tm_key_float (keys[1]);
+    if (window < 1)
+      window = 1;
+    __syncthreads ();
+    if (fresh || cur.count == 0) {
+      for (int b = t; b < bins; b += TM_UPD)
+        s[b] = ci_tm_frac (g_hist[b], total);
+      if (t == 0) {
+        TmDevState n = { fmin, fmax, 1, cur.cuts };
+        *st = n;
+      }
+    } else {
+      /* KS distance: max |cumulative frame - cumulative average| */
+      unsigned long long ip[TM_IPT], is[TM_IPT], d = 0;
+      for (int i = 0; i < TM_IPT; i++) {
+        int b = t * TM_IPT + i;
+        ip[i] = b < bins ? ci_tm_frac (g_hist[b], total) : 0ull;
+        is[i] = b < bins ? s[b] : 0ull;
+      }
+      BS (ts.sc).InclusiveSum (ip, ip);
+      __syncthreads ();
+      BS (ts.sc).InclusiveSum (is, is);
+      __syncthreads ();
+      for (int i = 0; i < TM_IPT; i++) {
+        unsigned long long e = ip[i] > is[i] ? ip[i] - is[i] : is[i] - ip[i];
+        d = e > d ? e : d;
+      }
+      d = BRU (ts.ru).Reduce (d, TmMaxU ());
+      if (t == 0)
+        sh_flag = d > thr;
+      __syncthreads ();
+      if (sh_flag) {
+        for (int b = t; b < bins; b += TM_UPD)
+          s[b] = CI_TM_ONE / (uint64_t) bins;
+        if (t == 0) {
+          TmDevState n = { fmin, fmax, 0, cur.cuts + 1 };
+          *st = n;
+        }
+      } else {
+        int k = cur.count + 1 < window ? cur.count + 1 : window;
+        for (int b = t; b < bins; b += TM_UPD)
+          s[b] = ci_tm_ema_u64 (s[b], ci_tm_frac (g_hist[b], total), k);
+        if (t == 0) {
+          TmDevState n = { ci_tm_ema_f (cur.smin, fmin, k),
+            ci_tm_ema_f (cur.smax, fmax, k), k, cur.cuts
+          };
+          *st = n;
+        }
+      }
+    }
+    for (int b = t; b < bins; b += TM_UPD)
+      g_hist[b] = 0;
+    __syncthreads ();
+    if (t == 0) {
+      keys[0] = ci_tm_float_key (INFINITY);
+      keys[1] = ci_tm_float_key (-INFINITY);
+    }
+  }
+  __syncthreads ();
+
+  TmDevState ns = *st;
+  float src = src_cfg > 0.0f ? src_cfg :
+      ci_tm_exp2f (ns.smax * CI_TM_LOG2_10) - CI_TM_EPS;
+  if (src < 1e-3f)
+    src = 1e-3f;
+  if (t == 0) {
+    CiTmMapRange r = { ns.smin, ci_tm_range_scale (ns.smin, ns.smax, bins),
+      src, 1
+    };
+    *range = r;
+  }
+  if (op == CI_TM_OP_HISTOGRAM) {
+    unsigned long long it[TM_IPT];
+    int nz = 0;
+    for (int i = 0; i < TM_IPT; i++) {
+      int b = t * TM_IPT + i;
+      it[i] = b < bins ? s[b] : 0ull;
+      nz += it[i] != 0ull;
+    }
+    nz = BRI (ts.ri).Sum (nz);
+    if (t == 0)
+      sh_flag = nz <= 1;
+    __syncthreads ();
+    BS (ts.sc).ExclusiveSum (it, it);
+    int top = bins - 1;
+    if (top / TM_IPT == t)
+      sh_top = it[top - t * TM_IPT];
+    __syncthreads ();
+    for (int i = 0; i < TM_IPT; i++) {
+      int b = t * TM_IPT + i;
+      if (b < bins)
+        map[b] = ci_tm_hist_target (it[i], sh_top, sh_flag);
+    }
+  } else {
+    for (int j = t; j <= CI_TM_CURVE_LUT; j += TM_UPD)
+      map[j] = ci_tm_curve_entry (op, j, src, target);
+  }
+}
+
+__global__ void
+tm_reset_stats_kernel (uint32_t * g_hist, int bins, uint32_t * keys)
+{
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < bins;
+      b += gridDim.x * blockDim.x)
+    g_hist[b] = 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    keys[0] = ci_tm_float_key (INFINITY);
+    keys[1] = ci_tm_float_key (-INFINITY);
+  }
+}
+
+/* ---- CUB statistics: L buffer, DeviceReduce, bin buffer, DeviceHistogram ---- */
+__global__ void
+tm_logl_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf, float *l)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= p.width)
+    return;
+  float r, g, b, a, rgb[3];
+  ci_tm_decode (&p, &in, x, y, &r, &g, &b, &a);
+  l[(size_t) y * p.width + x] =
+      ci_tm_logl (ci_tm_linearize (&p, g_eotf, r, g, b, rgb));
+}
+
+__global__ void
+tm_mm_to_keys_kernel (const float *mm, uint32_t * keys)
+{
+  keys[0] = ci_tm_float_key (mm[0]);
+  keys[1] = ci_tm_float_key (mm[1]);
+}
+
+__global__ void
+tm_bin_kernel (const float *l, size_t n, const float *mm, int bins,
+    uint16_t * out)
+{
+  float lmin = mm[0], scale = ci_tm_range_scale (mm[0], mm[1], bins);
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x)
+    out[i] = (uint16_t) ci_tm_bin (l[i], lmin, scale, bins);
+}
+
+__global__ void
+tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
+    int n)
+{
+  typedef cub::BlockScan < unsigned long long, TM_UPD > BS;
+  __shared__ typename BS::TempStorage ts;
+  unsigned long long it[TM_IPT];
+  for (int i = 0; i < TM_IPT; i++) {
+    int b = threadIdx.x * TM_IPT + i;
+    it[i] = b < n ? in[b] : 0ull;
+  }
+  BS (ts).ExclusiveSum (it, it);
+  for (int i = 0; i < TM_IPT; i++) {
+    int b = threadIdx.x * TM_IPT + i;
+    if (b < n)
+      out[b] = it[i];
+  }
+}
+
+/* ---- host side ---- */
+static int
+tm_grid (const void *func, size_t smem, long long work_items, int *grid)
+{
+  int dev, sms, occ;
+  CK (cudaGetDevice (&dev));
+  CK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
+  if (smem > 48 * 1024)
+    CK (cudaFuncSetAttribute (func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) smem));
+  CK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&occ, func, TM_BLOCK,
+          smem));
+  if (occ < 1)
+    return (int) cudaErrorInvalidConfiguration;
+  long long need = (work_items + TM_BLOCK - 1) / TM_BLOCK;
+  long long g = (long long) sms * occ;
+  *grid = (int) (g < need ? g : (need > 0 ? need : 1));
+  return 0;
+}
+
+static int
+tm_reset_stats (CiTmCuda * tm, cudaStream_t s)
+{
+  tm_reset_stats_kernel <<< (tm->bins + 255) / 256, 256, 0, s >>> (tm->d_hist,
+      tm->bins, tm->d_keys);
+  CKL ();
+  return 0;
+}
+
+static int
+tm_launch_update (CiTmCuda * tm, int fresh, int do_update, cudaStream_t s)
+{
+  uint32_t total = (uint32_t) tm->p.width * (uint32_t) tm->p.height;
+  tm_update_kernel <<< 1, TM_UPD, 0, s >>> (tm->bins, total, tm->rt.smoothing,
+      (unsigned long long) tm->rt.cut_thr, fresh, do_update, tm->rt.op,
+      tm->rt.target_peak, tm->rt.source_peak, tm->d_hist, tm->d_keys,
+      tm->d_s, tm->d_st, tm->d_map, tm->d_range);
+  CKL ();
+  return 0;
+}
+
+extern "C" void
+ci_tm_cuda_destroy (CiTmCuda * tm)
+{
+  if (!tm)
+    return;
+  cudaFree (tm->d_eotf);
+  cudaFree (tm->d_oetf);
+  cudaFree (tm->d_map);
+  cudaFree (tm->d_range);
+  cudaFree (tm->d_hist);
+  cudaFree (tm->d_keys);
+  cudaFree (tm->d_s);
+  cudaFree (tm->d_st);
+  cudaFree (tm->d_l);
+  cudaFree (tm->d_mm);
+  cudaFree (tm->d_bin);
+  cudaFree (tm->d_tmp);
+  delete tm;
+}
+
+static int
+tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
+    const CiTmCudaRuntime * rt, CiTmStatsImpl impl, cudaStream_t s,
+    CiTmCuda * tm)
+{
+  if (p->bins < CI_TM_MIN_BINS || p->bins > CI_TM_MAX_BINS || p->width < 1
+      || p->height < 1)
+    return (int) cudaErrorInvalidValue;
+  tm->p = *p;
+  tm->rt = *rt;
+  tm->p.op = rt->op;
+  tm->p.target_peak = rt->target_peak;
+  tm->impl = impl;
+  tm->bins = p->bins;
+  int nmap = p->bins > CI_TM_CURVE_LUT + 1 ? p->bins : CI_TM_CURVE_LUT + 1;
+  CK (cudaMalloc (&tm->d_eotf, TM_TRC_N * sizeof (float)));
+  CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
+  CK (cudaMalloc (&tm->d_map, nmap * sizeof (float)));
+  CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
+  CK (cudaMalloc (&tm->d_hist, p->bins * sizeof (uint32_t)));
+  CK (cudaMalloc (&tm->d_keys, 2 * sizeof (uint32_t)));
+  CK (cudaMalloc (&tm->d_s, p->bins * sizeof (unsigned long long)));
+  CK (cudaMalloc (&tm->d_st, sizeof (TmDevState)));
+  CK (cudaMemcpyAsync (tm->d_eotf, eotf, TM_TRC_N * sizeof (float),
+          cudaMemcpyHostToDevice, s));
+  CK (cudaMemcpyAsync (tm->d_oetf, oetf, TM_TRC_N * sizeof (float),
+          cudaMemcpyHostToDevice, s));
+  CK (cudaMemsetAsync (tm->d_map, 0, nmap * sizeof (float), s));
+  CK (cudaMemsetAsync (tm->d_range, 0, sizeof (CiTmMapRange), s));
+  CK (cudaMemsetAsync (tm->d_s, 0, p->bins * sizeof (unsigned long long), s));
+  CK (cudaMemsetAsync (tm->d_st, 0, sizeof (TmDevState), s));
+  CK (tm_reset_stats (tm, s));
+
+  long long nq = (long long) ((p->width + 1) / 2) * ((p->height + 1) / 2);
+  tm->smem_minmax = TM_TRC_N * sizeof (float);
+  tm->smem_hist = (TM_TRC_N + p->bins) * sizeof (float);
+  tm->smem_map = (2 * TM_TRC_N + nmap) * sizeof (float);
+  tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
+  CK (tm_grid ((const void *) tm_minmax_kernel, tm->smem_minmax, nq,
+          &tm->grid_minmax));
+  CK (tm_grid ((const void *) tm_hist_kernel, tm->smem_hist, nq,
+          &tm->grid_hist));
+  CK (tm_grid ((const void *) tm_map_kernel < false >, tm->smem_map, nq,
+          &tm->grid_map));
+  CK (tm_grid ((const void *) tm_map_kernel < true >, tm->smem_map_stats, nq,
+          &tm->grid_map_stats));
+
+  if (impl == CI_TM_STATS_CUB) {
+    size_t n = (size_t) p->width * p->height, b1 = 0, b2 = 0, b3 = 0;
+    CK (cudaMalloc (&tm->d_l, n * sizeof (float)));
+    CK (cudaMalloc (&tm->d_bin, n * sizeof (uint16_t)));
+    CK (cudaMalloc (&tm->d_mm, 2 * sizeof (float)));
+    CK (cub::DeviceReduce::Min (NULL, b1, tm->d_l, tm->d_mm, (int) n, s));
+    CK (cub::DeviceReduce::Max (NULL, b2, tm->d_l, tm->d_mm + 1, (int) n, s));
+    CK (cub::DeviceHistogram::HistogramEven (NULL, b3,
+            (const uint16_t *) tm->d_bin, tm->d_hist, p->bins + 1, 0, p->bins,
+            (int) n, s));
+    tm->tmp_bytes = b1 > b2 ? b1 : b2;
+    tm->tmp_bytes = tm->tmp_bytes > b3 ? tm->tmp_bytes : b3;
+    CK (cudaMalloc (&tm->d_tmp, tm->tmp_bytes));
+  }
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_create (const CiTmParams * p, const float *eotf, const float *oetf,
+    const CiTmCudaRuntime * rt, CiTmStatsImpl impl, ci_stream_t stream,
+    CiTmCuda ** out)
+{
+  CiTmCuda *tm = new CiTmCuda ();
+  int err = tm_create (p, eotf, oetf, rt, impl, (cudaStream_t) stream, tm);
+  if (err) {
+    ci_tm_cuda_destroy (tm);
+    *out = NULL;
+    return err;
+  }
+  *out = tm;
+  return 0;
+}
+
+extern "C" void
+ci_tm_cuda_reset (CiTmCuda * tm)
+{
+  tm->primed = 0;
+}
+
+extern "C" int
+ci_tm_cuda_set_runtime (CiTmCuda * tm, const CiTmCudaRuntime * rt,
+    ci_stream_t stream)
+{
+  tm->rt = *rt;
+  tm->p.op = rt->op;
+  tm->p.target_peak = rt->target_peak;
+  if (tm->primed)
+    return tm_launch_update (tm, 0, 0, (cudaStream_t) stream);
+  return 0;
+}
+
+static int
+tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
+{
+  if (tm->impl == CI_TM_STATS_CUB) {
+    size_t n = (size_t) tm->p.width * tm->p.height, bytes = tm->tmp_bytes;
+    dim3 g ((tm->p.width + 255) / 256, tm->p.height);
+    tm_logl_kernel <<< g, 256, 0, s >>> (tm->p, *in, tm->d_eotf, tm->d_l);
+    CKL ();
+    CK (cub::DeviceReduce::Min (tm->d_tmp, bytes, tm->d_l, tm->d_mm, (int) n,
+            s));
+    bytes = tm->tmp_bytes;
+    CK (cub::DeviceReduce::Max (tm->d_tmp, bytes, tm->d_l, tm->d_mm + 1,
+            (int) n, s));
+    tm_mm_to_keys_kernel <<< 1, 1, 0, s >>> (tm->d_mm, tm->d_keys);
+    CKL ();
+    tm_bin_kernel <<< 1024, 256, 0, s >>> (tm->d_l, n, tm->d_mm, tm->bins,
+        tm->d_bin);
+    CKL ();
+    bytes = tm->tmp_bytes;
+    CK (cub::DeviceHistogram::HistogramEven (tm->d_tmp, bytes,
+            (const uint16_t *) tm->d_bin, tm->d_hist, tm->bins + 1, 0,
+            tm->bins, (int) n, s));
+    return 0;
+  }
+  tm_minmax_kernel <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax, s >>>
+      (tm->p, *in, tm->d_eotf, tm->d_keys);
+  CKL ();
+  tm_hist_kernel <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>> (tm->p,
+      *in, tm->d_eotf, tm->d_keys, 1, 0.0f, 0.0f, tm->d_hist);
+  CKL ();
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_process (CiTmCuda * tm, const CiTmInPlanes * in,
+    const CiTmOutPlanes * out, ci_stream_t stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  if (tm->rt.smoothing == 0 || !tm->primed) {
+    CK (tm_still_stats (tm, in, s));
+    CK (tm_launch_update (tm, 1, 1, s));
+    tm_map_kernel < false > <<< tm->grid_map, TM_BLOCK, tm->smem_map, s >>>
+        (tm->p, *in, *out, tm->d_eotf, tm->d_oetf, tm->d_map, tm->d_range,
+        tm->d_hist, tm->d_keys);
+    CKL ();
+  } else {
+    tm_map_kernel < true > <<< tm->grid_map_stats, TM_BLOCK,
+        tm->smem_map_stats, s >>> (tm->p, *in, *out, tm->d_eotf, tm->d_oetf,
+        tm->d_map, tm->d_range, tm->d_hist, tm->d_keys);
+    CKL ();
+    CK (tm_launch_update (tm, 0, 1, s));
+  }
+  tm->primed = 1;
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_minmax (CiTmCuda * tm, const CiTmInPlanes * in, ci_stream_t stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  CK (tm_reset_stats (tm, s));
+  tm_minmax_kernel <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax, s >>>
+      (tm->p, *in, tm->d_eotf, tm->d_keys);
+  CKL ();
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_histogram (CiTmCuda * tm, const CiTmInPlanes * in, float lmin,
+    float scale, ci_stream_t stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  CK (tm_reset_stats (tm, s));
+  tm_hist_kernel <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>> (tm->p,
+      *in, tm->d_eotf, tm->d_keys, 0, lmin, scale, tm->d_hist);
+  CKL ();
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_read_stats (CiTmCuda * tm, float *mn, float *mx, uint32_t * hist,
+    ci_stream_t stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  uint32_t keys[2];
+  if (hist)
+    CK (cudaMemcpyAsync (hist, tm->d_hist, tm->bins * sizeof (uint32_t),
+            cudaMemcpyDeviceToHost, s));
+  if (mn || mx) {
+    CK (cudaMemcpyAsync (keys, tm->d_keys, sizeof keys,
+            cudaMemcpyDeviceToHost, s));
+    CK (cudaStreamSynchronize (s));     /* keys is on this stack */
+    if (mn)
+      *mn = ci_tm_key_float (keys[0]);
+    if (mx)
+      *mx = ci_tm_key_float (keys[1]);
+  }
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_read_state (CiTmCuda * tm, uint64_t * s_out, float *map_lut,
+    float *smin_smax, int *count_cuts, CiTmMapRange * range,
+    ci_stream_t stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  TmDevState st;
+  int nmap = tm->p.op == CI_TM_OP_HISTOGRAM ? tm->bins : CI_TM_CURVE_LUT + 1;
+  if (s_out)
+    CK (cudaMemcpyAsync (s_out, tm->d_s, tm->bins * sizeof (uint64_t),
+            cudaMemcpyDeviceToHost, s));
+  if (map_lut)
+    CK (cudaMemcpyAsync (map_lut, tm->d_map, nmap * sizeof (float),
+            cudaMemcpyDeviceToHost, s));
+  if (range)
+    CK (cudaMemcpyAsync (range, tm->d_range, sizeof (CiTmMapRange),
+            cudaMemcpyDeviceToHost, s));
+  CK (cudaMemcpyAsync (&st, tm->d_st, sizeof st, cudaMemcpyDeviceToHost, s));
+  CK (cudaStreamSynchronize (s));       /* st is on this stack */
+  if (smin_smax) {
+    smin_smax[0] = st.smin;
+    smin_smax[1] = st.smax;
+  }
+  if (count_cuts) {
+    count_cuts[0] = st.count;
+    count_cuts[1] = st.cuts;
+  }
+  return 0;
+}
+
+extern "C" int
+ci_tm_cuda_block_scan_test (const uint64_t * d_in, uint64_t * d_out, int n,
+    ci_stream_t stream)
+{
+  if (n < 1 || n > CI_TM_MAX_BINS)
+    return (int) cudaErrorInvalidValue;
+  tm_scan_test_kernel <<< 1, TM_UPD, 0, (cudaStream_t) stream >>>
+      ((const unsigned long long *) d_in, (unsigned long long *) d_out, n);
+  CKL ();
+  return 0;
+}

@@ -1,0 +1,680 @@
+/* gst-cuda-imaging: HDR -> SDR tone mapping, per-pixel maths shared by the
+ * CUDA kernels (kernels/tonemap.cu) and the C reference (reference/tonemap.c).
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Exactness contract: everything that decides a pixel's histogram bin
+ * (decode, EOTF table lookup, luminance, log, bin index, min/max, range
+ * smoothing) uses only IEEE add/mul/div and explicit fmaf(), so the host
+ * (built with -ffp-contract=off) and the device (tonemap.cu built with
+ * --fmad=false) compute bit-identical bins.  Everything after the bin is
+ * continuous, so transcendental differences there move outputs by far less
+ * than one code value.  See docs/tonemap.md for the formulas.
+ */
+#pragma once
+
+#include "cicuda.h"
+#include <stdint.h>
+#ifndef __CUDACC__
+#include <math.h>
+#include <string.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- enums (values are stable: used by properties and tests) ---- */
+typedef enum
+{
+  CI_TM_IN_P010 = 0,            /* P010_10LE: Y plane + interleaved UV, 10 bits in the MSBs */
+  CI_TM_IN_I420_10,             /* I420_10LE: 3 planes, 10 bits in the LSBs */
+  CI_TM_IN_P016,                /* P016_LE: like P010 with 16 bits */
+  CI_TM_IN_Y444_16,             /* Y444_16LE: 3 full planes, 16 bits */
+  CI_TM_IN_RGBA64,              /* RGBA64_LE */
+  CI_TM_IN_BGRA64,              /* BGRA64_LE */
+  CI_TM_IN_RGB10A2,             /* RGB10A2_LE: R in bits 0-9, G 10-19, B 20-29, A 30-31 */
+  CI_TM_IN_BGR10A2,             /* BGR10A2_LE: B in bits 0-9, G 10-19, R 20-29, A 30-31 */
+  CI_TM_IN_N
+} CiTmInFormat;
+
+typedef enum
+{
+  CI_TM_OUT_RGBA = 0,
+  CI_TM_OUT_BGRA,
+  CI_TM_OUT_RGBX,
+  CI_TM_OUT_BGRX,
+  CI_TM_OUT_I420,
+  CI_TM_OUT_NV12,
+  CI_TM_OUT_N
+} CiTmOutFormat;
+
+typedef enum
+{
+  CI_TM_TRC_PQ = 0,             /* SMPTE ST 2084, absolute nits */
+  CI_TM_TRC_HLG,                /* ARIB STD-B67 + BT.2100 OOTF, display peak = input_peak */
+  CI_TM_TRC_LINEAR,             /* code 1.0 = input_peak nits */
+  CI_TM_TRC_SRGB                /* IEC 61966-2-1 curve, code 1.0 = input_peak nits */
+} CiTmTransfer;
+
+typedef enum
+{
+  CI_TM_OP_HISTOGRAM = 0,
+  CI_TM_OP_REINHARD,
+  CI_TM_OP_HABLE,
+  CI_TM_OP_BT2390,
+  CI_TM_OP_CLIP                 /* no tone mapping, per-channel clip: the naive baseline */
+} CiTmOperator;
+
+/* ---- constants ---- */
+#define CI_TM_EPS 1e-4f                 /* nits, added before log10 */
+#define CI_TM_LOG10_2 0.30102999566398120f
+#define CI_TM_LOG2_10 3.32192809488736235f
+#define CI_TM_TRC_LUT 4096              /* transfer tables: 4097 points on [0,1] */
+#define CI_TM_CURVE_LUT 1024            /* curve tables: 1025 points on L in [CI_TM_CURVE_LMIN, LMAX] */
+#define CI_TM_CURVE_LMIN (-4.0f)
+#define CI_TM_CURVE_LMAX 4.0f
+#define CI_TM_MAX_BINS 4096
+#define CI_TM_MIN_BINS 16
+#define CI_TM_ONE ((uint64_t) 1 << 32)  /* fixed-point unit of the smoothed histogram */
+
+/* ---- kernel parameters: built on the host by ci_tm_params_init() ---- */
+typedef struct
+{
+  int in_format, out_format, transfer, op;
+  int width, height, bins;
+  /* decode: y' = code * y_scale + y_off, c = code * c_scale + c_off */
+  float y_scale, y_off, c_scale, c_off;
+  float cr_r, cb_g, cr_g, cb_b; /* R' = Y' + cr_r Cr, G' = Y' + cb_g Cb + cr_g Cr, B' = Y' + cb_b Cb */
+  int convert_primaries;        /* 1: BT.2020 -> BT.709 */
+  float lum[3];                 /* luminance weights of the source primaries */
+  float hlg_peak, hlg_gamma_m1; /* HLG: Lw and gamma - 1 */
+  float target_peak;            /* nits of SDR 1.0 */
+} CiTmParams;
+
+/* Input / output planes: host or device pointers, row pitches in bytes. */
+typedef struct
+{
+  const uint8_t *data[3];
+  int stride[3];
+} CiTmInPlanes;
+
+typedef struct
+{
+  uint8_t *data[3];
+  int stride[3];
+} CiTmOutPlanes;
+
+/* What the map stage needs from the statistics (also in device memory). */
+typedef struct
+{
+  float lmin;                   /* histogram range start (log10 nits) */
+  float scale;                  /* bins / (lmax - lmin), 0 when degenerate */
+  float src_peak;               /* nits used by the curves */
+  int valid;
+} CiTmMapRange;
+
+/* ---- bit helpers ---- */
+CI_HD uint32_t
+ci_tm_f2u (float f)
+{
+#ifdef __CUDA_ARCH__
+  return __float_as_uint (f);
+#else
+  uint32_t u;
+  memcpy (&u, &f, 4);
+  return u;
+#endif
+}
+
+CI_HD float
+ci_tm_u2f (uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+  return __uint_as_float (u);
+#else
+  float f;
+  memcpy (&f, &u, 4);
+  return f;
+#endif
+}
+
+/* Order-preserving float <-> uint32 (for atomicMin/atomicMax on floats). */
+CI_HD uint32_t
+ci_tm_float_key (float f)
+{
+  uint32_t u = ci_tm_f2u (f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+CI_HD float
+ci_tm_key_float (uint32_t k)
+{
+  return ci_tm_u2f ((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+CI_HD float
+ci_tm_clamp01 (float v)
+{
+  return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+}
+
+/* log2 for normal positive x, from IEEE ops only (bit-identical host/device):
+ * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log2(m) = 2 atanh(t) / ln 2,
+ * t = (m-1)/(m+1), odd series to t^11 (|t| <= 0.1716: error < 2e-9). */
+CI_HD float
+ci_tm_log2f (float x)
+{
+  uint32_t u = ci_tm_f2u (x);
+  int e = (int) ((u >> 23) & 0xff) - 127;
+  uint32_t mu = (u & 0x7fffffu) | 0x3f800000u;
+  if (mu > 0x3fb504f3u) {       /* m > sqrt(2) */
+    mu -= 0x00800000u;
+    e += 1;
+  }
+  float m = ci_tm_u2f (mu);
+  float t = (m - 1.0f) / (m + 1.0f);
+  float t2 = t * t;
+  float p = fmaf (t2, 0.262308189f, 0.320598898f);      /* 2/(11 ln2), 2/(9 ln2) */
+  p = fmaf (t2, p, 0.412198583f);       /* 2/(7 ln2) */
+  p = fmaf (t2, p, 0.577078016f);       /* 2/(5 ln2) */
+  p = fmaf (t2, p, 0.961796694f);       /* 2/(3 ln2) */
+  p = fmaf (t2, p, 2.885390082f);       /* 2/ln2 */
+  return fmaf (t, p, (float) e);
+}
+
+/* 2^x from IEEE ops only; x clamped to [-126, 127]. */
+CI_HD float
+ci_tm_exp2f (float x)
+{
+  x = x < -126.0f ? -126.0f : (x > 127.0f ? 127.0f : x);
+  float n = floorf (x + 0.5f);
+  float f = x - n;              /* [-0.5, 0.5] */
+  /* Taylor series of e^(f ln2) to degree 7: error < 2e-9 */
+  float p = fmaf (f, 1.52527338e-5f, 1.54035304e-4f);
+  p = fmaf (f, p, 1.33335581e-3f);
+  p = fmaf (f, p, 9.61812911e-3f);
+  p = fmaf (f, p, 5.55041087e-2f);
+  p = fmaf (f, p, 2.40226507e-1f);
+  p = fmaf (f, p, 6.93147181e-1f);
+  p = fmaf (f, p, 1.0f);
+  return p * ci_tm_u2f ((uint32_t) ((int) n + 127) << 23);
+}
+
+CI_HD float
+ci_tm_powf (float x, float y)
+{
+  return x <= 0.0f ? 0.0f : ci_tm_exp2f (y * ci_tm_log2f (x));
+}
+
+/* log10(Y + eps): the statistic everything is computed on. */
+CI_HD float
+ci_tm_logl (float y)
+{
+  return ci_tm_log2f (y + CI_TM_EPS) * CI_TM_LOG10_2;
+}
+
+/* Histogram bin of L: floor((L - lmin) * scale) clamped to [0, bins-1]. */
+CI_HD int
+ci_tm_bin (float l, float lmin, float scale, int bins)
+{
+  float f = (l - lmin) * scale;
+  int b = f <= 0.0f ? 0 : (int) f;
+  return b > bins - 1 ? bins - 1 : b;
+}
+
+/* Range -> scale, with the constant-frame guard. */
+CI_HD float
+ci_tm_range_scale (float lmin, float lmax, int bins)
+{
+  float r = lmax - lmin;
+  return r > 1e-6f ? (float) bins / r : 0.0f;
+}
+
+/* ---- transfer functions (exact forms, double: used to build tables and in tests) ---- */
+#define CI_PQ_M1 (2610.0 / 16384.0)
+#define CI_PQ_M2 (2523.0 / 4096.0 * 128.0)
+#define CI_PQ_C1 (3424.0 / 4096.0)
+#define CI_PQ_C2 (2413.0 / 4096.0 * 32.0)
+#define CI_PQ_C3 (2392.0 / 4096.0 * 32.0)
+#define CI_HLG_A 0.17883277
+#define CI_HLG_B 0.28466892     /* 1 - 4a */
+#define CI_HLG_C 0.55991073     /* 0.5 - a ln(4a) */
+
+#ifndef __CUDACC__
+/* BT.2100 PQ EOTF: E' in [0,1] -> nits */
+static inline double
+ci_tm_pq_eotf (double e)
+{
+  if (e <= 0.0)
+    return 0.0;
+  double p = pow (e, 1.0 / CI_PQ_M2);
+  double n = p - CI_PQ_C1;
+  if (n < 0.0)
+    n = 0.0;
+  return 10000.0 * pow (n / (CI_PQ_C2 - CI_PQ_C3 * p), 1.0 / CI_PQ_M1);
+}
+
+/* BT.2100 PQ inverse EOTF: nits -> E' */
+static inline double
+ci_tm_pq_inv (double nits)
+{
+  double y = nits / 10000.0;
+  if (y <= 0.0)
+    return pow (CI_PQ_C1, CI_PQ_M2);
+  double p = pow (y, CI_PQ_M1);
+  return pow ((CI_PQ_C1 + CI_PQ_C2 * p) / (1.0 + CI_PQ_C3 * p), CI_PQ_M2);
+}
+
+/* BT.2100 HLG inverse OETF: E' -> scene linear E in [0,1] */
+static inline double
+ci_tm_hlg_inv_oetf (double e)
+{
+  if (e <= 0.0)
+    return 0.0;
+  if (e <= 0.5)
+    return e * e / 3.0;
+  return (exp ((e - CI_HLG_C) / CI_HLG_A) + CI_HLG_B) / 12.0;
+}
+
+/* IEC 61966-2-1 sRGB EOTF */
+static inline double
+ci_tm_srgb_eotf (double e)
+{
+  if (e <= 0.04045)
+    return e / 12.92;
+  return pow ((e + 0.055) / 1.055, 2.4);
+}
+
+/* BT.709 OETF (what GStreamer's "bt709" transfer means) */
+static inline double
+ci_tm_bt709_oetf (double l)
+{
+  if (l < 0.018)
+    return 4.5 * l;
+  return 1.099 * pow (l, 0.45) - 0.099;
+}
+#endif
+
+/* BT.709 inverse OETF in float (continuous-path only). */
+CI_HD float
+ci_tm_bt709_inv_oetf_f (float v)
+{
+  if (v < 0.081f)
+    return v / 4.5f;
+  return ci_tm_powf ((v + 0.099f) / 1.099f, 1.0f / 0.45f);
+}
+
+/* PQ in float from IEEE ops (continuous path: bt2390 curve tables). */
+CI_HD float
+ci_tm_pq_inv_f (float nits)
+{
+  float y = nits * 1e-4f;
+  float p = ci_tm_powf (y, (float) CI_PQ_M1);
+  return ci_tm_powf (((float) CI_PQ_C1 + (float) CI_PQ_C2 * p) / (1.0f +
+          (float) CI_PQ_C3 * p), (float) CI_PQ_M2);
+}
+
+CI_HD float
+ci_tm_pq_eotf_f (float e)
+{
+  float p = ci_tm_powf (e, (float) (1.0 / CI_PQ_M2));
+  float n = p - (float) CI_PQ_C1;
+  n = n < 0.0f ? 0.0f : n;
+  return 10000.0f * ci_tm_powf (n / ((float) CI_PQ_C2 - (float) CI_PQ_C3 * p),
+      (float) (1.0 / CI_PQ_M1));
+}
+
+/* ---- the operators' curves: nits -> relative SDR luminance [0,1] ---- */
+CI_HD float
+ci_tm_hable_raw (float x)
+{
+  const float A = 0.15f, B = 0.50f, C = 0.10f, D = 0.20f, E = 0.02f, F = 0.30f;
+  return (x * (A * x + C * B) + D * E) / (x * (A * x + B) + D * F) - E / F;
+}
+
+CI_HD float
+ci_tm_curve (int op, float y, float src_peak, float target_peak)
+{
+  float x = y / target_peak;
+  float w = src_peak / target_peak;
+  float r;
+  switch (op) {
+    case CI_TM_OP_REINHARD:
+      /* extended Reinhard, white point at the source peak */
+      r = w <= 1.0f ? x : x * (1.0f + x / (w * w)) / (1.0f + x);
+      break;
+    case CI_TM_OP_HABLE:
+      r = w <= 1.0f ? x : ci_tm_hable_raw (x) / ci_tm_hable_raw (w);
+      break;
+    case CI_TM_OP_BT2390:{
+      /* BT.2390-10 EETF in the PQ domain, black levels 0 */
+      if (w <= 1.0f) {
+        r = x;
+        break;
+      }
+      float pw = ci_tm_pq_inv_f (src_peak);
+      float e = ci_tm_pq_inv_f (y) / pw;
+      float maxl = ci_tm_pq_inv_f (target_peak) / pw;
+      float ks = 1.5f * maxl - 0.5f;
+      if (e > ks) {
+        float t = (e - ks) / (1.0f - ks);
+        float t2 = t * t, t3 = t2 * t;
+        e = (2.0f * t3 - 3.0f * t2 + 1.0f) * ks + (t3 - 2.0f * t2 +
+            t) * (1.0f - ks) + (-2.0f * t3 + 3.0f * t2) * maxl;
+      }
+      r = ci_tm_pq_eotf_f (e * pw) / target_peak;
+      break;
+    }
+    default:                   /* CLIP */
+      r = x;
+      break;
+  }
+  return r < 0.0f ? 0.0f : (r > 1.0f ? 1.0f : r);
+}
+
+/* Curve table entry j: ratio out/in (1/nits) at L_j = LMIN + j (LMAX-LMIN)/N. */
+CI_HD float
+ci_tm_curve_entry (int op, int j, float src_peak, float target_peak)
+{
+  float l = CI_TM_CURVE_LMIN + (float) j * ((CI_TM_CURVE_LMAX -
+          CI_TM_CURVE_LMIN) / (float) CI_TM_CURVE_LUT);
+  float y = ci_tm_exp2f (l * CI_TM_LOG2_10) - CI_TM_EPS;
+  if (y < 1e-6f)
+    y = 1e-6f;
+  return ci_tm_curve (op, y, src_peak, target_peak) / y;
+}
+
+/* ---- statistics update: one bin (integer, order-free) ---- */
+/* Frame histogram count -> fixed-point fraction of the frame. */
+CI_HD uint64_t
+ci_tm_frac (uint32_t count, uint32_t total)
+{
+  return total ? (((uint64_t) count << 32) / total) : 0;
+}
+
+/* Smoothed value after one more frame: s + (p - s) / k (truncating). */
+CI_HD uint64_t
+ci_tm_ema_u64 (uint64_t s, uint64_t p, int k)
+{
+  int64_t d = (int64_t) p - (int64_t) s;
+  return (uint64_t) ((int64_t) s + d / k);
+}
+
+CI_HD float
+ci_tm_ema_f (float s, float p, int k)
+{
+  return s + (p - s) / (float) k;
+}
+
+/* Target relative luminance of histogram bin b from the exclusive CDF:
+ * luma c = cdf_excl[b] / cdf_excl[bins-1] (0.5 for a single occupied bin),
+ * linear luminance = BT.709 inverse OETF(c), so output luma ~ CDF. */
+CI_HD float
+ci_tm_hist_target (uint64_t cdf_excl_b, uint64_t cdf_excl_top, int degenerate)
+{
+  float c = (degenerate || cdf_excl_top == 0) ? 0.5f :
+      (float) ((double) cdf_excl_b / (double) cdf_excl_top);
+  return ci_tm_bt709_inv_oetf_f (c);
+}
+
+/* ---- per-pixel stages ---- */
+/* Table lookup with linear interpolation, v clamped to [0,1]. */
+CI_HD float
+ci_tm_lut (const float *lut, int n, float v)
+{
+  v = ci_tm_clamp01 (v);
+  float f = v * (float) n;
+  int i = (int) f;
+  i = i > n - 1 ? n - 1 : i;
+  float t = f - (float) i;
+  float a = lut[i];
+  return fmaf (t, lut[i + 1] - a, a);
+}
+
+CI_HD uint16_t
+ci_tm_rd16 (const uint8_t * row, int idx)
+{
+  return ((const uint16_t *) row)[idx];
+}
+
+/* One input pixel at (x, y) -> non-linear R'G'B' in [0,1] and alpha [0,1]. */
+CI_HD void
+ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
+    float *r, float *g, float *b, float *a)
+{
+  float yy, cb, cr;
+  const uint8_t *r0;
+  switch (p->in_format) {
+    case CI_TM_IN_P010:
+    case CI_TM_IN_P016:{
+      int sh = p->in_format == CI_TM_IN_P010 ? 6 : 0;
+      yy = (float) (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
+              x) >> sh);
+      r0 = in->data[1] + (size_t) (y >> 1) * in->stride[1];
+      cb = (float) (ci_tm_rd16 (r0, (x >> 1) * 2) >> sh);
+      cr = (float) (ci_tm_rd16 (r0, (x >> 1) * 2 + 1) >> sh);
+      break;
+    }
+    case CI_TM_IN_I420_10:
+      yy = (float) (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
+              x) & 0x3ff);
+      cb = (float) (ci_tm_rd16 (in->data[1] + (size_t) (y >> 1) *
+              in->stride[1], x >> 1) & 0x3ff);
+      cr = (float) (ci_tm_rd16 (in->data[2] + (size_t) (y >> 1) *
+              in->stride[2], x >> 1) & 0x3ff);
+      break;
+    case CI_TM_IN_Y444_16:
+      yy = (float) ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0], x);
+      cb = (float) ci_tm_rd16 (in->data[1] + (size_t) y * in->stride[1], x);
+      cr = (float) ci_tm_rd16 (in->data[2] + (size_t) y * in->stride[2], x);
+      break;
+    case CI_TM_IN_RGBA64:
+    case CI_TM_IN_BGRA64:{
+      const uint16_t *px = (const uint16_t *) (in->data[0] +
+          (size_t) y * in->stride[0]) + 4 * x;
+      float c0 = (float) px[0] * (1.0f / 65535.0f);
+      float c2 = (float) px[2] * (1.0f / 65535.0f);
+      *g = (float) px[1] * (1.0f / 65535.0f);
+      *r = p->in_format == CI_TM_IN_RGBA64 ? c0 : c2;
+      *b = p->in_format == CI_TM_IN_RGBA64 ? c2 : c0;
+      *a = (float) px[3] * (1.0f / 65535.0f);
+      return;
+    }
+    default:{                  /* RGB10A2 / BGR10A2 */
+      uint32_t v = ((const uint32_t *) (in->data[0] +
+              (size_t) y * in->stride[0]))[x];
+      float c0 = (float) (v & 0x3ff) * (1.0f / 1023.0f);
+      float c2 = (float) ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
+      *g = (float) ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
+      *r = p->in_format == CI_TM_IN_RGB10A2 ? c0 : c2;
+      *b = p->in_format == CI_TM_IN_RGB10A2 ? c2 : c0;
+      *a = (float) (v >> 30) * (1.0f / 3.0f);
+      return;
+    }
+  }
+  yy = fmaf (yy, p->y_scale, p->y_off);
+  cb = fmaf (cb, p->c_scale, p->c_off);
+  cr = fmaf (cr, p->c_scale, p->c_off);
+  *r = fmaf (p->cr_r, cr, yy);
+  *g = fmaf (p->cr_g, cr, fmaf (p->cb_g, cb, yy));
+  *b = fmaf (p->cb_b, cb, yy);
+  *a = 1.0f;
+}
+
+/* Non-linear R'G'B' -> linear light in nits, BT.709 primaries in rgb[],
+ * luminance (source primaries, never negative) returned. */
+CI_HD float
+ci_tm_linearize (const CiTmParams * p, const float *eotf_lut, float r, float g,
+    float b, float *rgb)
+{
+  float lr = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, r);
+  float lg = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, g);
+  float lb = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, b);
+  float y = fmaf (p->lum[2], lb, fmaf (p->lum[1], lg, p->lum[0] * lr));
+  if (p->transfer == CI_TM_TRC_HLG) {
+    /* BT.2100 HLG OOTF: F_D = Lw Ys^(gamma-1) E */
+    float f = y > 0.0f ? p->hlg_peak * ci_tm_powf (y, p->hlg_gamma_m1) : 0.0f;
+    lr *= f;
+    lg *= f;
+    lb *= f;
+    y *= f;
+  }
+  if (p->convert_primaries) {
+    /* BT.2087 BT.2020 -> BT.709 (linear) */
+    rgb[0] = fmaf (-0.072850f, lb, fmaf (-0.587641f, lg, 1.660491f * lr));
+    rgb[1] = fmaf (-0.008349f, lb, fmaf (1.132900f, lg, -0.124550f * lr));
+    rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
+  } else {
+    rgb[0] = lr;
+    rgb[1] = lg;
+    rgb[2] = lb;
+  }
+  return y;
+}
+
+/* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
+ * without changing hue: out-of-gamut colours are desaturated towards the
+ * grey of the same luminance (not clipped per channel). */
+CI_HD void
+ci_tm_gamut (int op, float k, float *rgb)
+{
+  float r = rgb[0] * k, g = rgb[1] * k, b = rgb[2] * k;
+  if (op != CI_TM_OP_CLIP) {
+    float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
+    yo = ci_tm_clamp01 (yo);
+    float mn = fminf (r, fminf (g, b));
+    if (mn < 0.0f) {
+      float t = yo / (yo - mn);
+      r = fmaf (t, r - yo, yo);
+      g = fmaf (t, g - yo, yo);
+      b = fmaf (t, b - yo, yo);
+    }
+    float mx = fmaxf (r, fmaxf (g, b));
+    if (mx > 1.0f) {
+      float t = (1.0f - yo) / (mx - yo);
+      r = fmaf (t, r - yo, yo);
+      g = fmaf (t, g - yo, yo);
+      b = fmaf (t, b - yo, yo);
+    }
+  }
+  rgb[0] = ci_tm_clamp01 (r);
+  rgb[1] = ci_tm_clamp01 (g);
+  rgb[2] = ci_tm_clamp01 (b);
+}
+
+/* Map factor k = out/in (1/nits) for a pixel of luminance y, log-lum l. */
+CI_HD float
+ci_tm_factor (int op, const float *map_lut, float y, float l, int bin)
+{
+  if (op == CI_TM_OP_HISTOGRAM)
+    return y > 0.0f ? map_lut[bin] / y : 0.0f;
+  return ci_tm_lut (map_lut, CI_TM_CURVE_LUT, (l - CI_TM_CURVE_LMIN) *
+      (1.0f / (CI_TM_CURVE_LMAX - CI_TM_CURVE_LMIN)));
+}
+
+CI_HD uint8_t
+ci_tm_q8 (float v)
+{
+  return (uint8_t) (int) fmaf (ci_tm_clamp01 (v), 255.0f, 0.5f);
+}
+
+/* Encode one 2x2 quad whose top-left pixel is (x, y).  rgb[i] is the
+ * BT.709-encoded R'G'B' of quad pixel i (0 tl, 1 tr, 2 bl, 3 br), a[i] its
+ * alpha; pixels outside the frame are skipped. */
+CI_HD void
+ci_tm_encode_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
+    int y, float rgb[4][3], const float *a)
+{
+  int nx = x + 1 < p->width ? 2 : 1, ny = y + 1 < p->height ? 2 : 1;
+  int f = p->out_format;
+  if (f == CI_TM_OUT_I420 || f == CI_TM_OUT_NV12) {
+    float sr = 0.0f, sg = 0.0f, sb = 0.0f;
+    int n = 0;
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++) {
+        const float *c = rgb[j * 2 + i];
+        float yl = fmaf (0.0722f, c[2], fmaf (0.7152f, c[1], 0.2126f * c[0]));
+        out->data[0][(size_t) (y + j) * out->stride[0] + x + i] =
+            (uint8_t) (int) fmaf (yl, 219.0f, 16.5f);
+        sr += c[0];
+        sg += c[1];
+        sb += c[2];
+        n++;
+      }
+    float inv = 1.0f / (float) n;
+    sr *= inv;
+    sg *= inv;
+    sb *= inv;
+    float yl = fmaf (0.0722f, sb, fmaf (0.7152f, sg, 0.2126f * sr));
+    uint8_t u = (uint8_t) (int) fmaf ((sb - yl) * (1.0f / 1.8556f), 224.0f,
+        128.5f);
+    uint8_t v = (uint8_t) (int) fmaf ((sr - yl) * (1.0f / 1.5748f), 224.0f,
+        128.5f);
+    if (f == CI_TM_OUT_I420) {
+      out->data[1][(size_t) (y >> 1) * out->stride[1] + (x >> 1)] = u;
+      out->data[2][(size_t) (y >> 1) * out->stride[2] + (x >> 1)] = v;
+    } else {
+      uint8_t *uv = out->data[1] + (size_t) (y >> 1) * out->stride[1] + x;
+      uv[0] = u;
+      uv[1] = v;
+    }
+    return;
+  }
+  int swap = (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX);
+  int keep_a = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA);
+  for (int j = 0; j < ny; j++) {
+    uint32_t *row = (uint32_t *) (out->data[0] + (size_t) (y + j) *
+        out->stride[0]) + x;
+    uint32_t w[2];
+    for (int i = 0; i < 2; i++) {
+      const float *c = rgb[j * 2 + i];
+      uint32_t r8 = ci_tm_q8 (c[0]), g8 = ci_tm_q8 (c[1]), b8 = ci_tm_q8 (c[2]);
+      uint32_t a8 = keep_a ? ci_tm_q8 (a[j * 2 + i]) : 255u;
+      w[i] = swap ? (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
+          (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
+    }
+    row[0] = w[0];
+    if (nx == 2)
+      row[1] = w[1];
+  }
+}
+
+/* Decode + linearise + log-luminance of the quad at (x, y).  Pixels outside
+ * the frame replicate the nearest inside one (their stats are not counted). */
+CI_HD void
+ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
+    const CiTmInPlanes * in, int x, int y, float rgb[4][3], float *ylum,
+    float *l, float *a)
+{
+  for (int i = 0; i < 4; i++) {
+    int px = x + (i & 1), py = y + (i >> 1);
+    px = px < p->width ? px : p->width - 1;
+    py = py < p->height ? py : p->height - 1;
+    float r, g, b;
+    ci_tm_decode (p, in, px, py, &r, &g, &b, &a[i]);
+    ylum[i] = ci_tm_linearize (p, eotf_lut, r, g, b, rgb[i]);
+    l[i] = ci_tm_logl (ylum[i]);
+  }
+}
+
+/* Map + encode the loaded quad. */
+CI_HD void
+ci_tm_map_quad (const CiTmParams * p, const float *oetf_lut,
+    const float *map_lut, const CiTmOutPlanes * out, int x, int y,
+    float rgb[4][3], const float *ylum, const float *l, const int *bin,
+    const float *a)
+{
+  for (int i = 0; i < 4; i++) {
+    float k = ci_tm_factor (p->op, map_lut, ylum[i], l[i], bin[i]);
+    ci_tm_gamut (p->op, k, rgb[i]);
+    rgb[i][0] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][0]);
+    rgb[i][1] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][1]);
+    rgb[i][2] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][2]);
+  }
+  ci_tm_encode_quad (p, out, x, y, rgb, a);
+}
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,552 @@
+/* Convolution bloom through FFTs: CPU reference.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "fftbloom.h"
+
+#include <fftw3.h>
+#include <math.h>
+#include <png.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* FFTW's planner is not thread-safe; elements may plan from several threads. */
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+ci_fb_glare_defaults (CiFbGlare * g)
+{
+  g->core_size = 0.01f;
+  g->halo_strength = 0.35f;
+  g->halo_size = 0.08f;
+  g->spike_strength = 0.15f;
+  g->spike_count = 6;
+  g->spike_width = 0.006f;
+  g->spike_angle = 90.0f;
+}
+
+CiFbKernel *
+ci_fb_kernel_new (int width, int height, int channels)
+{
+  CiFbKernel *k = calloc (1, sizeof *k);
+  if (!k)
+    return NULL;
+  k->width = width;
+  k->height = height;
+  k->channels = channels;
+  k->cx = width / 2;
+  k->cy = height / 2;
+  k->data = calloc ((size_t) width * height * channels, sizeof (float));
+  if (!k->data) {
+    free (k);
+    return NULL;
+  }
+  return k;
+}
+
+void
+ci_fb_kernel_free (CiFbKernel * k)
+{
+  if (!k)
+    return;
+  free (k->data);
+  free (k);
+}
+
+int
+ci_fb_kernel_normalise (CiFbKernel * k)
+{
+  size_t n = (size_t) k->width * k->height;
+  for (int c = 0; c < k->channels; c++) {
+    float *p = k->data + c * n;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+      s += p[i];
+    if (!(s > 0.0))
+      return -1;
+    for (size_t i = 0; i < n; i++)
+      p[i] = (float) (p[i] / s);
+  }
+  return 0;
+}
+
+CiFbKernel *
+ci_fb_kernel_glare (const CiFbGlare * g, int radius)
+{
+  int R = radius < 1 ? 1 : radius;
+  int d = 2 * R + 1;
+  size_t n = (size_t) d * d;
+  float *terms = malloc (3 * n * sizeof (float));
+  CiFbKernel *k = ci_fb_kernel_new (d, d, 1);
+  if (!terms || !k) {
+    free (terms);
+    ci_fb_kernel_free (k);
+    return NULL;
+  }
+  double sum[3] = { 0, 0, 0 };
+  for (int y = 0; y < d; y++)
+    for (int x = 0; x < d; x++) {
+      size_t i = (size_t) y * d + x;
+      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), (float) R + 0.5f,
+          &terms[i], &terms[n + i], &terms[2 * n + i]);
+      for (int t = 0; t < 3; t++)
+        sum[t] += terms[t * n + i];
+    }
+  /* Each component normalised on its own so the strengths are energy shares. */
+  double hs = g->halo_strength, ss = g->spike_count > 0 ? g->spike_strength : 0;
+  if (hs + ss > 1.0) {
+    double f = 1.0 / (hs + ss);
+    hs *= f;
+    ss *= f;
+  }
+  double w[3] = { 1.0 - hs - ss, hs, ss };
+  for (size_t i = 0; i < n; i++) {
+    double v = 0.0;
+    for (int t = 0; t < 3; t++)
+      if (sum[t] > 0.0)
+        v += w[t] * terms[t * n + i] / sum[t];
+    k->data[i] = (float) v;
+  }
+  free (terms);
+  k->cx = k->cy = R;
+  if (ci_fb_kernel_normalise (k) < 0) {
+    ci_fb_kernel_free (k);
+    return NULL;
+  }
+  return k;
+}
+
+/* Bilinear sample of channel c at continuous texel coordinates, zero outside. */
+static float
+img_sample (const CiFbImage * img, int c, float x, float y)
+{
+  float fx = floorf (x), fy = floorf (y);
+  int x0 = (int) fx, y0 = (int) fy;
+  float ax = x - fx, ay = y - fy;
+  float v = 0.0f;
+  for (int j = 0; j < 2; j++)
+    for (int i = 0; i < 2; i++) {
+      int xx = x0 + i, yy = y0 + j;
+      if (xx < 0 || yy < 0 || xx >= img->width || yy >= img->height)
+        continue;
+      float wgt = (i ? ax : 1.0f - ax) * (j ? ay : 1.0f - ay);
+      v += wgt * img->data[((size_t) yy * img->width + xx) * img->channels + c];
+    }
+  return v;
+}
+
+CiFbKernel *
+ci_fb_kernel_from_image (const CiFbImage * img, int size, float fx, float fy)
+{
+  int big = img->width > img->height ? img->width : img->height;
+  int ow = img->width, oh = img->height;
+  if (size > 0 && size != big) {
+    ow = (int) lroundf ((float) img->width * size / big);
+    oh = (int) lroundf ((float) img->height * size / big);
+    ow = ow < 1 ? 1 : ow;
+    oh = oh < 1 ? 1 : oh;
+  }
+  int ch = img->channels >= 3 ? 3 : 1;
+  CiFbKernel *k = ci_fb_kernel_new (ow, oh, ch);
+  if (!k)
+    return NULL;
+  size_t n = (size_t) ow * oh;
+  float sx = (float) img->width / ow, sy = (float) img->height / oh;
+  if (sx == 1.0f && sy == 1.0f) {
+    for (int c = 0; c < ch; c++)
+      for (size_t i = 0; i < n; i++)
+        k->data[c * n + i] = img->data[i * img->channels + c];
+  } else {
+    /* Supersampled bilinear: an area average when shrinking, smooth when
+     * enlarging. Done once per kernel change. */
+    int ssx = (int) ceilf (sx) + 1, ssy = (int) ceilf (sy) + 1;
+    for (int c = 0; c < ch; c++)
+      for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++) {
+          float acc = 0.0f;
+          for (int j = 0; j < ssy; j++)
+            for (int i = 0; i < ssx; i++) {
+              float px = (x + (i + 0.5f) / ssx) * sx - 0.5f;
+              float py = (y + (j + 0.5f) / ssy) * sy - 0.5f;
+              acc += img_sample (img, c, px, py);
+            }
+          k->data[c * n + (size_t) y * ow + x] = acc / (ssx * ssy);
+        }
+  }
+  if (fx >= 0.0f) {
+    k->cx = (int) lroundf (fx * (ow - 1));
+    k->cy = (int) lroundf ((fy < 0.0f ? fx : fy) * (oh - 1));
+    k->cx = k->cx < 0 ? 0 : (k->cx >= ow ? ow - 1 : k->cx);
+    k->cy = k->cy < 0 ? 0 : (k->cy >= oh ? oh - 1 : k->cy);
+  } else {
+    float best = -1.0f;
+    for (size_t i = 0; i < n; i++) {
+      float s = 0.0f;
+      for (int c = 0; c < ch; c++)
+        s += k->data[c * n + i];
+      if (s > best) {
+        best = s;
+        k->cx = (int) (i % ow);
+        k->cy = (int) (i / ow);
+      }
+    }
+  }
+  if (ci_fb_kernel_normalise (k) < 0) {
+    ci_fb_kernel_free (k);
+    return NULL;
+  }
+  return k;
+}
+
+static char *
+dup_err (const char *a, const char *b)
+{
+  size_t n = strlen (a) + strlen (b) + 3;
+  char *s = malloc (n);
+  if (s)
+    snprintf (s, n, "%s: %s", a, b);
+  return s;
+}
+
+CiFbImage *
+ci_fb_image_load_png (const char *path, char **err)
+{
+  png_image pi;
+  memset (&pi, 0, sizeof pi);
+  pi.version = PNG_IMAGE_VERSION;
+  if (err)
+    *err = NULL;
+  if (!png_image_begin_read_from_file (&pi, path)) {
+    if (err)
+      *err = dup_err (path, pi.message);
+    return NULL;
+  }
+  int colour = (pi.format & PNG_FORMAT_FLAG_COLOR) != 0;
+  int linear16 = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
+  /* Ask libpng for 16-bit linear or 8-bit sRGB with alpha, whatever the file. */
+  pi.format = (colour ? PNG_FORMAT_RGBA : PNG_FORMAT_GA)
+      | (linear16 ? PNG_FORMAT_FLAG_LINEAR : 0);
+  int in_ch = colour ? 4 : 2;
+  size_t bps = linear16 ? 2 : 1;
+  size_t n = (size_t) pi.width * pi.height;
+  void *buf = malloc (n * in_ch * bps);
+  CiFbImage *img = calloc (1, sizeof *img);
+  float *data = malloc (n * (colour ? 3 : 1) * sizeof (float));
+  if (!buf || !img || !data) {
+    free (buf);
+    free (img);
+    free (data);
+    png_image_free (&pi);
+    if (err)
+      *err = dup_err (path, "out of memory");
+    return NULL;
+  }
+  if (!png_image_finish_read (&pi, NULL, buf, 0, NULL)) {
+    if (err)
+      *err = dup_err (path, pi.message);
+    free (buf);
+    free (img);
+    free (data);
+    return NULL;
+  }
+  int ch = colour ? 3 : 1;
+  for (size_t i = 0; i < n; i++) {
+    float a;
+    float v[3];
+    if (linear16) {
+      /* libpng's linear format is already premultiplied by alpha. */
+      const uint16_t *p = (const uint16_t *) buf + i * in_ch;
+      a = 1.0f;
+      for (int c = 0; c < ch; c++)
+        v[c] = p[c] / 65535.0f;
+    } else {
+      const uint8_t *p = (const uint8_t *) buf + i * in_ch;
+      a = p[in_ch - 1] / 255.0f;
+      for (int c = 0; c < ch; c++)
+        v[c] = ci_fb_srgb_to_linear (p[c] / 255.0f);
+    }
+    for (int c = 0; c < ch; c++)
+      data[i * ch + c] = v[c] * a;
+  }
+  free (buf);
+  img->width = (int) pi.width;
+  img->height = (int) pi.height;
+  img->channels = ch;
+  img->data = data;
+  return img;
+}
+
+void
+ci_fb_image_free (CiFbImage * img)
+{
+  if (!img)
+    return;
+  free (img->data);
+  free (img);
+}
+
+CiFbKernel *
+ci_fb_kernel_for_frame (const CiFbGlare * g, const CiFbImage * img,
+    float kernel_size, float fx, float fy, int width, int height, int scale)
+{
+  int big = width > height ? width : height;
+  if (scale < 1)
+    scale = 1;
+  if (img) {
+    int size;
+    if (kernel_size > 0.0f)
+      size = (int) lroundf (kernel_size * big / scale);
+    else {
+      int ib = img->width > img->height ? img->width : img->height;
+      size = scale == 1 ? 0 : (ib + scale / 2) / scale;
+    }
+    if (kernel_size > 0.0f || scale > 1)
+      size = size < 1 ? 1 : size;
+    return ci_fb_kernel_from_image (img, size, fx, fy);
+  }
+  int radius = (int) lroundf (kernel_size * big / scale * 0.5f);
+  return ci_fb_kernel_glare (g, radius < 1 ? 1 : radius);
+}
+
+/* ---- the FFT pipeline ---- */
+
+struct CiFbRef
+{
+  int width, height, scale;     /* full-resolution frame, divisor */
+  int w, h;                     /* low-resolution image */
+  int nx, ny, nxc;              /* grid, complex row length nx/2+1 */
+  int kch;                      /* kernel planes (1 or 3) */
+  float *grid;                  /* 3 real planes ny x nx */
+  fftwf_complex *spec;          /* 3 planes ny x nxc */
+  fftwf_complex *kspec;         /* kch planes, scaled by 1/(nx ny) */
+  fftwf_plan fwd, inv;
+  float lut8[256];
+};
+
+CiFbRef *
+ci_fb_ref_new (void)
+{
+  CiFbRef *r = calloc (1, sizeof *r);
+  if (!r)
+    return NULL;
+  for (int i = 0; i < 256; i++)
+    r->lut8[i] = ci_fb_decode (i, 1, 1);
+  return r;
+}
+
+static void
+ref_clear (CiFbRef * r)
+{
+  pthread_mutex_lock (&plan_lock);
+  if (r->fwd)
+    fftwf_destroy_plan (r->fwd);
+  if (r->inv)
+    fftwf_destroy_plan (r->inv);
+  fftwf_free (r->grid);
+  fftwf_free (r->spec);
+  fftwf_free (r->kspec);
+  pthread_mutex_unlock (&plan_lock);
+  r->fwd = r->inv = NULL;
+  r->grid = NULL;
+  r->spec = r->kspec = NULL;
+  r->nx = r->ny = 0;
+}
+
+void
+ci_fb_ref_free (CiFbRef * r)
+{
+  if (!r)
+    return;
+  ref_clear (r);
+  free (r);
+}
+
+void
+ci_fb_ref_grid (const CiFbRef * r, int *nx, int *ny)
+{
+  *nx = r->nx;
+  *ny = r->ny;
+}
+
+int
+ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
+    int height, int scale)
+{
+  if (!k || width < 1 || height < 1 || (scale != 1 && scale != 2 && scale != 4)
+      || (k->channels != 1 && k->channels != 3))
+    return -1;
+  int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
+  int nx = ci_fb_grid_size (w, k->width, k->cx);
+  int ny = ci_fb_grid_size (h, k->height, k->cy);
+  int nxc = nx / 2 + 1;
+  size_t np = (size_t) nx * ny, ncp = (size_t) nxc * ny;
+  if (nx != r->nx || ny != r->ny || k->channels != r->kch) {
+    ref_clear (r);
+    pthread_mutex_lock (&plan_lock);
+    r->grid = fftwf_alloc_real (3 * np);
+    r->spec = fftwf_alloc_complex (3 * ncp);
+    r->kspec = fftwf_alloc_complex (k->channels * ncp);
+    int n[2] = { ny, nx };
+    if (r->grid && r->spec && r->kspec) {
+      r->fwd = fftwf_plan_many_dft_r2c (2, n, 3, r->grid, NULL, 1, (int) np,
+          r->spec, NULL, 1, (int) ncp, FFTW_ESTIMATE);
+      r->inv = fftwf_plan_many_dft_c2r (2, n, 3, r->spec, NULL, 1, (int) ncp,
+          r->grid, NULL, 1, (int) np, FFTW_ESTIMATE);
+    }
+    pthread_mutex_unlock (&plan_lock);
+    if (!r->fwd || !r->inv) {
+      ref_clear (r);
+      return -1;
+    }
+    r->nx = nx;
+    r->ny = ny;
+    r->nxc = nxc;
+    r->kch = k->channels;
+  }
+  r->width = width;
+  r->height = height;
+  r->scale = scale;
+  r->w = w;
+  r->h = h;
+  /* Kernel centre at the origin, the rest wrapped around: out(x) =
+   * sum_d in(x - d) K(c + d). The 3-plane plan transforms the kernel planes
+   * (unused planes zero). */
+  memset (r->grid, 0, 3 * np * sizeof (float));
+  for (int c = 0; c < k->channels; c++)
+    for (int y = 0; y < k->height; y++)
+      for (int x = 0; x < k->width; x++) {
+        int gx = ((x - k->cx) % nx + nx) % nx, gy = ((y - k->cy) % ny + ny) % ny;
+        r->grid[c * np + (size_t) gy * nx + gx] =
+            k->data[(size_t) c * k->width * k->height + (size_t) y * k->width + x];
+      }
+  fftwf_execute (r->fwd);
+  float norm = 1.0f / (float) np;
+  for (size_t i = 0; i < k->channels * ncp; i++) {
+    r->kspec[i][0] = r->spec[i][0] * norm;
+    r->kspec[i][1] = r->spec[i][1] * norm;
+  }
+  return 0;
+}
+
+static inline unsigned
+load_sample (const uint8_t * px, int idx, int bytes)
+{
+  if (bytes == 1)
+    return px[idx];
+  uint16_t v;
+  memcpy (&v, px + 2 * idx, 2);
+  return v;
+}
+
+static inline void
+store_sample (uint8_t * px, int idx, int bytes, unsigned v)
+{
+  if (bytes == 1)
+    px[idx] = (uint8_t) v;
+  else {
+    uint16_t s = (uint16_t) v;
+    memcpy (px + 2 * idx, &s, 2);
+  }
+}
+
+static inline void
+decode_px (const float *lut8, const uint8_t * px, const CiFbFormat * f,
+    float *rgb)
+{
+  const int off[3] = { f->off_r, f->off_g, f->off_b };
+  for (int c = 0; c < 3; c++) {
+    unsigned code = load_sample (px, off[c], f->bytes_per_sample);
+    rgb[c] = (f->bytes_per_sample == 1 && f->srgb && lut8) ? lut8[code]
+        : ci_fb_decode (code, f->bytes_per_sample, f->srgb);
+  }
+}
+
+static void
+bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
+    int height, int scale, const CiFbFormat * fmt, const CiFbParams * p,
+    float *planes, size_t plane_stride, size_t row_stride)
+{
+  int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
+  size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
+  for (int j = 0; j < h; j++)
+    for (int i = 0; i < w; i++) {
+      float acc[3] = { 0, 0, 0 };
+      int cnt = 0;
+      for (int y = j * scale; y < (j + 1) * scale && y < height; y++)
+        for (int x = i * scale; x < (i + 1) * scale && x < width; x++) {
+          const uint8_t *px = (const uint8_t *) in + y * in_stride + x * pxb;
+          float rgb[3];
+          decode_px (lut8, px, fmt, rgb);
+          float f = ci_fb_bright_factor (rgb[0], rgb[1], rgb[2], p->threshold,
+              p->knee);
+          for (int c = 0; c < 3; c++)
+            acc[c] += rgb[c] * f;
+          cnt++;
+        }
+      for (int c = 0; c < 3; c++)
+        planes[c * plane_stride + j * row_stride + i] = acc[c] / (float) cnt;
+    }
+}
+
+void
+ci_fb_ref_bright (const void *in, size_t in_stride, int width, int height,
+    int scale, const CiFbFormat * fmt, const CiFbParams * p, float *planes)
+{
+  int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
+  bright_planes (NULL, in, in_stride, width, height, scale, fmt, p, planes,
+      (size_t) w * h, w);
+}
+
+void
+ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
+    void *out, size_t out_stride, const CiFbFormat * fmt, const CiFbParams * p)
+{
+  size_t np = (size_t) r->nx * r->ny, ncp = (size_t) r->nxc * r->ny;
+  memset (r->grid, 0, 3 * np * sizeof (float));
+  bright_planes (r->lut8, in, in_stride, r->width, r->height, r->scale, fmt, p,
+      r->grid, np, r->nx);
+  fftwf_execute (r->fwd);
+  for (int c = 0; c < 3; c++) {
+    fftwf_complex *s = r->spec + c * ncp;
+    const fftwf_complex *u = r->kspec + (r->kch == 3 ? c : 0) * ncp;
+    for (size_t i = 0; i < ncp; i++) {
+      float a = s[i][0], b = s[i][1];
+      s[i][0] = a * u[i][0] - b * u[i][1];
+      s[i][1] = a * u[i][1] + b * u[i][0];
+    }
+  }
+  fftwf_execute (r->inv);
+  const int off[3] = { fmt->off_r, fmt->off_g, fmt->off_b };
+  size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
+  for (int y = 0; y < r->height; y++) {
+    int y0, y1;
+    float fy;
+    ci_fb_upsample_coord (y, r->scale, r->h, &y0, &y1, &fy);
+    const uint8_t *src = (const uint8_t *) in + y * in_stride;
+    uint8_t *dst = (uint8_t *) out + y * out_stride;
+    for (int x = 0; x < r->width; x++) {
+      int x0, x1;
+      float fx;
+      ci_fb_upsample_coord (x, r->scale, r->w, &x0, &x1, &fx);
+      const uint8_t *sp = src + x * pxb;
+      uint8_t *dp = dst + x * pxb;
+      memcpy (dp, sp, pxb);
+      float rgb[3];
+      decode_px (r->lut8, sp, fmt, rgb);
+      for (int c = 0; c < 3; c++) {
+        const float *g = r->grid + c * np;
+        float top = g[(size_t) y0 * r->nx + x0] * (1.0f - fx)
+            + g[(size_t) y0 * r->nx + x1] * fx;
+        float bot = g[(size_t) y1 * r->nx + x0] * (1.0f - fx)
+            + g[(size_t) y1 * r->nx + x1] * fx;
+        float bloom = top * (1.0f - fy) + bot * fy;
+        float v = rgb[c] + p->intensity * bloom;
+        store_sample (dp, off[c], fmt->bytes_per_sample,
+            ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb));
+      }
+    }
+  }
+}

@@ -1,0 +1,199 @@
+/* Cases shared by the cpusupersample and cudasupersample test programs:
+ * each element must produce exactly the reference's output.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "citest.h"
+#include "supersample.h"
+
+#ifndef FACTORY
+#error define FACTORY
+#endif
+
+static const gchar *formats[] = { "GRAY8", "GRAY16_LE", "RGB", "BGR", "RGBA", "BGRA",
+  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "I420", "YV12", "Y42B", "Y444",
+  "NV12", "NV21", "RGBA64_LE", "P010_10LE", "I420_10LE"
+};
+
+static void
+plane_desc (const GstVideoInfo * info, guint p, CiSsPlane * d, gint stride)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, p, comp);
+  gint depth = GST_VIDEO_INFO_COMP_DEPTH (info, comp[0]);
+  d->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+  d->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+  d->bytes_per_sample = depth > 8 ? 2 : 1;
+  d->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]) / d->bytes_per_sample;
+  d->shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, comp[0]);
+  d->stride = stride;
+}
+
+/* Push one random frame through @h and compare with the reference. */
+static void
+check_scale (GstHarness * h, const gchar * fmt, gint sw, gint sh, gint dw, gint dh,
+    guint64 seed)
+{
+  gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1,pixel-aspect-ratio=1/1", fmt, sw, sh);
+  gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", fmt, dw, dh);
+  GstVideoInfo in_info, out_info;
+  GstCaps *ic = gst_caps_from_string (in_caps), *oc;
+
+  gst_harness_set_src_caps_str (h, in_caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  fail_unless (gst_video_info_from_caps (&in_info, ic));
+
+  GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&in_info));
+  GstMapInfo m;
+  gst_buffer_map (in, &m, GST_MAP_WRITE);
+  ci_fill_random (m.data, m.size, seed);
+  gst_buffer_unmap (in, &m);
+  gst_buffer_add_video_meta_full (in, 0, GST_VIDEO_INFO_FORMAT (&in_info), sw, sh,
+      GST_VIDEO_INFO_N_PLANES (&in_info), in_info.offset, in_info.stride);
+
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "no output for %s %dx%d->%dx%d", fmt, sw, sh, dw, dh);
+  oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&out_info, oc));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&out_info), dw);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&out_info), dh);
+
+  GstVideoFrame fi, fo;
+  fail_unless (gst_video_frame_map (&fi, &in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, &out_info, out, GST_MAP_READ));
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&in_info); p++) {
+    CiSsPlane sp, dp;
+    plane_desc (&in_info, p, &sp, GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p));
+    plane_desc (&out_info, p, &dp, GST_VIDEO_FRAME_PLANE_STRIDE (&fo, p));
+    guint8 *ref = g_malloc0 (dp.stride * dp.height);
+    fail_unless_equals_int (ci_ref_supersample_plane (GST_VIDEO_FRAME_PLANE_DATA (&fi, p),
+            &sp, ref, &dp), 0);
+    const guint8 *got = GST_VIDEO_FRAME_PLANE_DATA (&fo, p);
+    gsize row = (gsize) dp.width * dp.channels * dp.bytes_per_sample;
+    for (gint y = 0; y < dp.height; y++)
+      fail_unless (memcmp (ref + y * dp.stride, got + y * dp.stride, row) == 0,
+          "%s plane %u row %d differs (%dx%d -> %dx%d)", fmt, p, y, sw, sh, dw, dh);
+    g_free (ref);
+  }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_caps_unref (ic);
+  gst_caps_unref (oc);
+  g_free (in_caps);
+  g_free (out_caps);
+}
+
+GST_START_TEST (test_all_formats)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstHarness *h = gst_harness_new (FACTORY);
+    check_scale (h, formats[i], 67, 43, 31, 17, i + 1);
+    gst_harness_teardown (h);
+    h = gst_harness_new (FACTORY);
+    check_scale (h, formats[i], 33, 21, 33, 7, i + 100);       /* one axis unchanged */
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_extreme_ratios)
+{
+  static const gint cases[][4] = { {64, 64, 63, 1}, {7, 5, 1, 1}, {1000, 1000, 3, 997},
+  {641, 479, 320, 240}, {6, 6, 4, 4}, {129, 127, 128, 1}, {1, 301, 1, 2}
+  };
+  const gchar *fmts[] = { "GRAY8", "RGB", "RGBA", "I420", "NV12", "GRAY16_LE" };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint f = 0; f < G_N_ELEMENTS (fmts); f++) {
+      if (cases[i][0] < 2 && (f == 3 || f == 4))
+        continue;
+      GstHarness *h = gst_harness_new (FACTORY);
+      check_scale (h, fmts[f], cases[i][0], cases[i][1], cases[i][2], cases[i][3], i * 7 + f);
+      gst_harness_teardown (h);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_passthrough_on_equal_caps)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_sink_caps_str (h, caps);
+  GstBuffer *in = gst_buffer_new_and_alloc (64 * 48 * 4);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out == in, "equal caps must pass the buffer through");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_upscale_refused)
+{
+  /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
+  GstHarness *h = gst_harness_new (FACTORY);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  gst_harness_set_sink_caps_str (h,
+      "video/x-raw,format=GRAY8,width=128,height=96,framerate=30/1");
+  GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
+  fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_aspect_ratio_kept)
+{
+  /* Only a width asked for: the height follows the display aspect ratio. */
+  GstHarness *h = gst_harness_new (FACTORY);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,"
+      "height=[1,2147483647],framerate=30/1,pixel-aspect-ratio=1/1");
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (640 * 480 * 4));
+  fail_unless (out != NULL);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  GstStructure *s = gst_caps_get_structure (oc, 0);
+  gint w, hh;
+  gst_structure_get_int (s, "width", &w);
+  gst_structure_get_int (s, "height", &hh);
+  fail_unless_equals_int (w, 320);
+  fail_unless_equals_int (hh, 240);
+  gst_caps_unref (oc);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* Both sizes fixed: the pixel aspect ratio keeps the display aspect ratio. */
+  h = gst_harness_new (FACTORY);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,height=480,"
+      "framerate=30/1,pixel-aspect-ratio=[1/100,100/1]");
+  out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (640 * 480 * 4));
+  fail_unless (out != NULL);
+  oc = gst_pad_get_current_caps (h->sinkpad);
+  gint n, d;
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (oc, 0),
+          "pixel-aspect-ratio", &n, &d));
+  fail_unless_equals_int (n, 2);
+  fail_unless_equals_int (d, 1);
+  gst_caps_unref (oc);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static void
+add_common_cases (TCase * tc)
+{
+  tcase_add_test (tc, test_all_formats);
+  tcase_add_test (tc, test_extreme_ratios);
+  tcase_add_test (tc, test_passthrough_on_equal_caps);
+  tcase_add_test (tc, test_upscale_refused);
+  tcase_add_test (tc, test_aspect_ratio_kept);
+}

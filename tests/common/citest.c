@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "citest.h"
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+CiImage *
+ci_image_new (int width, int height, int channels, int bytes_per_sample)
+{
+  CiImage *img = g_new0 (CiImage, 1);
+  img->width = width;
+  img->height = height;
+  img->channels = channels;
+  img->bytes_per_sample = bytes_per_sample;
+  img->stride = (size_t) width * channels * bytes_per_sample;
+  img->data = g_malloc0 (img->stride * (size_t) height + 1);
+  return img;
+}
+
+void
+ci_image_free (CiImage * img)
+{
+  if (!img)
+    return;
+  g_free (img->data);
+  g_free (img);
+}
+
+CiImage *
+ci_image_load_png (const char *path)
+{
+  png_image pi;
+  memset (&pi, 0, sizeof pi);
+  pi.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file (&pi, path))
+    return NULL;
+  /* Keep the file's bit depth; "linear" 16-bit formats would re-encode the values. */
+  FILE *f = fopen (path, "rb");
+  if (!f) {
+    png_image_free (&pi);
+    return NULL;
+  }
+  png_image_free (&pi);
+  png_structp png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png_create_info_struct (png);
+  CiImage *img = NULL;
+  png_bytep *rows = NULL;
+  if (setjmp (png_jmpbuf (png))) {
+    ci_image_free (img);
+    g_free (rows);
+    png_destroy_read_struct (&png, &info, NULL);
+    fclose (f);
+    return NULL;
+  }
+  png_init_io (png, f);
+  png_read_info (png, info);
+  int depth = png_get_bit_depth (png, info);
+  int ctype = png_get_color_type (png, info);
+  if (ctype == PNG_COLOR_TYPE_PALETTE)
+    png_set_palette_to_rgb (png);
+  if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8)
+    png_set_expand_gray_1_2_4_to_8 (png);
+  if (png_get_valid (png, info, PNG_INFO_tRNS))
+    png_set_tRNS_to_alpha (png);
+  if (depth == 16 && G_BYTE_ORDER == G_LITTLE_ENDIAN)
+    png_set_swap (png);
+  png_read_update_info (png, info);
+  int w = png_get_image_width (png, info), h = png_get_image_height (png, info);
+  int ch = png_get_channels (png, info);
+  int bps = png_get_bit_depth (png, info) == 16 ? 2 : 1;
+  img = ci_image_new (w, h, ch, bps);
+  rows = g_new (png_bytep, h);
+  for (int y = 0; y < h; y++)
+    rows[y] = img->data + (size_t) y * img->stride;
+  png_read_image (png, rows);
+  png_read_end (png, NULL);
+  g_free (rows);
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (f);
+  return img;
+}
+
+gboolean
+ci_image_save_png (const CiImage * img, const char *path)
+{
+  static const int types[] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+    PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA
+  };
+  if (img->channels < 1 || img->channels > 4 || img->bytes_per_sample > 2)
+    return FALSE;
+  FILE *f = fopen (path, "wb");
+  if (!f)
+    return FALSE;
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png))) {
+    png_destroy_write_struct (&png, &info);
+    fclose (f);
+    return FALSE;
+  }
+  png_init_io (png, f);
+  png_set_IHDR (png, info, img->width, img->height, img->bytes_per_sample * 8,
+      types[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+      PNG_FILTER_TYPE_DEFAULT);
+  png_write_info (png, info);
+  if (img->bytes_per_sample == 2 && G_BYTE_ORDER == G_LITTLE_ENDIAN)
+    png_set_swap (png);
+  for (int y = 0; y < img->height; y++)
+    png_write_row (png, img->data + (size_t) y * img->stride);
+  png_write_end (png, NULL);
+  png_destroy_write_struct (&png, &info);
+  fclose (f);
+  return TRUE;
+}
+
+static int
+pnm_int (FILE * f)
+{
+  int c, v = 0;
+  do {
+    c = fgetc (f);
+    if (c == '#')
+      while (c != '\n' && c != EOF)
+        c = fgetc (f);
+  } while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+  if (c < '0' || c > '9')
+    return -1;
+  while (c >= '0' && c <= '9') {
+    v = v * 10 + (c - '0');
+    c = fgetc (f);
+  }
+  return v;
+}
+
+CiImage *
+ci_image_load_pnm (const char *path)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return NULL;
+  char m[3] = { 0 };
+  if (fread (m, 1, 2, f) != 2 || m[0] != 'P' || (m[1] != '5' && m[1] != '6')) {
+    fclose (f);
+    return NULL;
+  }
+  int w = pnm_int (f), h = pnm_int (f), maxv = pnm_int (f);
+  if (w <= 0 || h <= 0 || maxv <= 0 || maxv > 65535) {
+    fclose (f);
+    return NULL;
+  }
+  int ch = m[1] == '5' ? 1 : 3, bps = maxv > 255 ? 2 : 1;
+  CiImage *img = ci_image_new (w, h, ch, bps);
+  size_t n = img->stride * h;
+  if (fread (img->data, 1, n, f) != n) {
+    ci_image_free (img);
+    fclose (f);
+    return NULL;
+  }
+  if (bps == 2)                 /* PNM is big-endian */
+    for (size_t i = 0; i < n; i += 2) {
+      uint8_t t = img->data[i];
+      img->data[i] = img->data[i + 1];
+      img->data[i + 1] = t;
+    }
+  fclose (f);
+  return img;
+}
+
+CiImage *
+ci_image_load_pfm (const char *path)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return NULL;
+  char hdr[3] = { 0 };
+  int w, h;
+  double scale;
+  if (fscanf (f, "%2s %d %d %lf", hdr, &w, &h, &scale) != 4 || hdr[0] != 'P'
+      || (hdr[1] != 'f' && hdr[1] != 'F') || w <= 0 || h <= 0) {
+    fclose (f);
+    return NULL;
+  }
+  fgetc (f);
+  int ch = hdr[1] == 'F' ? 3 : 1;
+  CiImage *img = ci_image_new (w, h, ch, 4);
+  gboolean swap = (scale < 0) != (G_BYTE_ORDER == G_LITTLE_ENDIAN);
+  /* PFM stores the bottom row first. */
+  for (int y = h - 1; y >= 0; y--) {
+    uint8_t *row = img->data + (size_t) y * img->stride;
+    if (fread (row, 1, img->stride, f) != img->stride) {
+      ci_image_free (img);
+      fclose (f);
+      return NULL;
+    }
+    if (swap)
+      for (size_t i = 0; i < img->stride; i += 4) {
+        uint8_t t0 = row[i], t1 = row[i + 1];
+        row[i] = row[i + 3];
+        row[i + 1] = row[i + 2];
+        row[i + 2] = t1;
+        row[i + 3] = t0;
+      }
+  }
+  fclose (f);
+  return img;
+}
+
+uint64_t
+ci_rand_next (uint64_t * s)
+{
+  uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *s = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+
+void
+ci_fill_random (uint8_t * p, size_t n, uint64_t seed)
+{
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t) (ci_rand_next (&s) >> 56);
+}
+
+gchar *
+ci_data_path (const char *env, const char *name)
+{
+  const char *dir = g_getenv (env);
+  if (!dir)
+    return NULL;
+  gchar *p = g_build_filename (dir, name, NULL);
+  if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
+    g_free (p);
+    return NULL;
+  }
+  return p;
+}
+
+gboolean
+ci_element_can_start (const char *factory)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  if (!e)
+    return FALSE;
+  gboolean ok = gst_element_set_state (e, GST_STATE_READY) == GST_STATE_CHANGE_SUCCESS;
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+  return ok;
+}
+
+int
+ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (needs_factory && !ci_element_can_start (needs_factory)) {
+    g_print ("SKIP: %s cannot start here (no CUDA device); GPU tests skipped\n",
+        needs_factory);
+    return 77;
+  }
+  return gst_check_run_suite (s, needs_factory ? needs_factory : "cpu", __FILE__);
+}

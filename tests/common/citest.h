@@ -1,0 +1,42 @@
+/* Shared helpers for the test programs.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdint.h>
+#include <stddef.h>
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+
+G_BEGIN_DECLS
+
+/* An image in host memory: channels interleaved, rows `stride` bytes apart. */
+typedef struct
+{
+  int width, height, channels, bytes_per_sample;     /* 1 or 2 (native-endian uint16) */
+  size_t stride;
+  uint8_t *data;
+} CiImage;
+
+CiImage *ci_image_new (int width, int height, int channels, int bytes_per_sample);
+void ci_image_free (CiImage * img);
+/* PNG (8/16-bit, grey/grey+alpha/RGB/RGBA, 16-bit samples returned native-endian). */
+CiImage *ci_image_load_png (const char *path);
+gboolean ci_image_save_png (const CiImage * img, const char *path);
+/* Netpbm P5/P6 (8 or 16 bit) and PFM (returns bytes_per_sample 4, float, top row first). */
+CiImage *ci_image_load_pnm (const char *path);
+CiImage *ci_image_load_pfm (const char *path);
+
+/* Deterministic pseudo-random numbers (xorshift64*). */
+uint64_t ci_rand_next (uint64_t * state);
+void ci_fill_random (uint8_t * p, size_t n, uint64_t seed);
+
+/* Path of a test data file: $CI_TEST_DATA/name or $CI_SHARED_DATA/name; NULL if absent. */
+gchar *ci_data_path (const char *env, const char *name);
+
+/* TRUE when @factory can reach READY (i.e. a CUDA device is there for cuda* elements). */
+gboolean ci_element_can_start (const char *factory);
+
+/* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
+int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,380 @@
+/* fftbloom reference (FFTW) against the naive direct convolution, and the
+ * physical properties: delta kernel, energy conservation, no wrap-around.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include "citest.h"
+#include "../../reference/fftbloom.h"
+#include "naive.h"
+
+static int failures = 0;
+
+#define EXPECT(cond, ...) do { if (!(cond)) { failures++; \
+  fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+  fprintf (stderr, __VA_ARGS__); fprintf (stderr, "\n"); } } while (0)
+
+static const CiFbFormat fmt_rgba = { 1, 0, 1, 2, 1 };
+static const CiFbFormat fmt_argb = { 1, 1, 2, 3, 1 };
+static const CiFbFormat fmt_bgrx = { 1, 2, 1, 0, 1 };
+static const CiFbFormat fmt_rgba64_lin = { 2, 0, 1, 2, 0 };
+static const CiFbFormat fmt_rgba64_srgb = { 2, 0, 1, 2, 1 };
+
+static NvFormat
+nv_fmt (const CiFbFormat * f)
+{
+  NvFormat n = { f->bytes_per_sample, {f->off_r, f->off_g, f->off_b}, f->srgb };
+  return n;
+}
+
+static CiFbKernel *
+random_kernel (int kw, int kh, int ch, int cx, int cy, uint64_t seed)
+{
+  CiFbKernel *k = ci_fb_kernel_new (kw, kh, ch);
+  uint64_t s = seed;
+  for (int i = 0; i < kw * kh * ch; i++)
+    k->data[i] = (float) ((ci_rand_next (&s) >> 40) / (double) (1 << 24)) + 0.01f;
+  k->cx = cx;
+  k->cy = cy;
+  g_assert (ci_fb_kernel_normalise (k) == 0);
+  return k;
+}
+
+/* Max |code - exact| over colour samples; alpha must be copied exactly. */
+static double
+compare_naive (const uint8_t * in, const uint8_t * out, size_t stride,
+    int width, int height, const CiFbFormat * f, const double *exact,
+    int *alpha_bad)
+{
+  NvFormat nf = nv_fmt (f);
+  size_t pxb = 4 * (size_t) f->bytes_per_sample;
+  int aoff = 6 - f->off_r - f->off_g - f->off_b;
+  double worst = 0;
+  *alpha_bad = 0;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      const uint8_t *o = out + y * stride + x * pxb, *i = in + y * stride + x * pxb;
+      for (int c = 0; c < 3; c++) {
+        double d = fabs ((double) nv_sample (o, nf.off[c], nf.bytes) -
+            exact[((size_t) y * width + x) * 3 + c]);
+        worst = d > worst ? d : worst;
+      }
+      if (nv_sample (o, aoff, nf.bytes) != nv_sample (i, aoff, nf.bytes))
+        (*alpha_bad)++;
+    }
+  return worst;
+}
+
+static void
+run_vs_naive (const char *what, int width, int height, const CiFbFormat * f,
+    const CiFbKernel * k, const CiFbParams * p, int scale, uint64_t seed)
+{
+  size_t stride = (size_t) width * 4 * f->bytes_per_sample + 12;
+  uint8_t *in = g_malloc (stride * height), *out = g_malloc (stride * height);
+  ci_fill_random (in, stride * height, seed);
+  /* sparse bright lights on a darker random ground, so the bright pass matters */
+  if (f->bytes_per_sample == 1)
+    for (size_t i = 0; i < stride * height; i++)
+      in[i] = (in[i] % 7 == 0) ? 255 - in[i] % 16 : in[i] / 3;
+  memset (out, 0xA5, stride * height);
+  CiFbRef *r = ci_fb_ref_new ();
+  EXPECT (ci_fb_ref_set_kernel (r, k, width, height, scale) == 0, "%s set_kernel", what);
+  ci_fb_ref_process (r, in, stride, out, stride, f, p);
+  NvFormat nf = nv_fmt (f);
+  double *exact = nv_bloom (in, stride, width, height, &nf, p->intensity,
+      p->threshold, p->knee, scale, k->data, k->width, k->height, k->channels,
+      k->cx, k->cy);
+  int abad;
+  double worst = compare_naive (in, out, stride, width, height, f, exact, &abad);
+  int nx, ny;
+  ci_fb_ref_grid (r, &nx, &ny);
+  printf ("%-40s %4dx%-4d grid %4dx%-4d scale %d: max |ref - naive| = %.3f codes\n",
+      what, width, height, nx, ny, scale, worst);
+  EXPECT (worst <= 1.0, "%s: max diff %.3f > 1 code value", what, worst);
+  EXPECT (abad == 0, "%s: %d alpha samples changed", what, abad);
+  free (exact);
+  ci_fb_ref_free (r);
+  g_free (in);
+  g_free (out);
+}
+
+static void
+test_transfer (void)
+{
+  /* 8-bit codes must survive decode -> encode exactly (bloom 0 = identity) */
+  int bad = 0;
+  for (unsigned c = 0; c < 256; c++)
+    bad += ci_fb_encode (ci_fb_decode (c, 1, 1), 1, 1) != c;
+  for (unsigned c = 0; c < 65536; c += 7)
+    bad += ci_fb_encode (ci_fb_decode (c, 2, 1), 2, 1) != c;
+  EXPECT (bad == 0, "%d codes do not round-trip", bad);
+  /* the bright pass against the naive formula */
+  double worst = 0;
+  for (int i = 0; i <= 200; i++) {
+    float m = i / 100.0f;
+    double a = ci_fb_bright_factor (m, m * 0.5f, 0.1f, 0.6f, 0.5f);
+    double b = nv_bright_factor (m, m * 0.5, 0.1, 0.6, 0.5);
+    worst = fmax (worst, fabs (a - b));
+  }
+  EXPECT (worst < 1e-5, "bright factor differs by %g", worst);
+  EXPECT (ci_fb_bright_factor (0.3f, 0.2f, 0.1f, 0.0f, 0.8f) == 1.0f,
+      "threshold 0 must pass everything");
+  EXPECT (ci_fb_good_size (1981) == 2000 && ci_fb_good_size (37) == 40
+      && ci_fb_good_size (1176) == 1176 && ci_fb_good_size (1) == 2,
+      "good sizes");
+}
+
+static void
+test_vs_naive (void)
+{
+  CiFbParams p = { 1.0f, 0.35f, 0.5f };
+  CiFbKernel *k = random_kernel (15, 9, 3, 4, 6, 11);
+  run_vs_naive ("37x23 RGB kernel 15x9, RGBA", 37, 23, &fmt_rgba, k, &p, 1, 1);
+  run_vs_naive ("37x23 RGB kernel 15x9, ARGB", 37, 23, &fmt_argb, k, &p, 1, 2);
+  run_vs_naive ("37x23 RGB kernel 15x9, RGBA64 linear", 37, 23,
+      &fmt_rgba64_lin, k, &p, 1, 3);
+  run_vs_naive ("37x23 RGB kernel 15x9, RGBA64 sRGB", 37, 23,
+      &fmt_rgba64_srgb, k, &p, 1, 4);
+  run_vs_naive ("37x23 RGB kernel 15x9, scale 1/2", 37, 23, &fmt_bgrx, k, &p,
+      2, 5);
+  ci_fb_kernel_free (k);
+  k = random_kernel (15, 9, 1, 7, 4, 12);
+  CiFbParams p2 = { 2.5f, 0.0f, 0.0f };
+  run_vs_naive ("37x23 grey kernel, threshold 0, x2.5", 37, 23, &fmt_bgrx, k,
+      &p2, 1, 6);
+  run_vs_naive ("37x23 grey kernel, scale 1/4", 37, 23, &fmt_rgba, k, &p, 4, 7);
+  ci_fb_kernel_free (k);
+  /* kernel wider than the frame, centre in a corner */
+  k = random_kernel (41, 5, 1, 40, 0, 13);
+  run_vs_naive ("13x31 kernel 41x5 centre (40,0)", 13, 31, &fmt_rgba, k, &p, 1, 8);
+  ci_fb_kernel_free (k);
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  k = ci_fb_kernel_glare (&g, 12);
+  run_vs_naive ("61x47 glare R=12", 61, 47, &fmt_rgba, k, &p, 1, 9);
+  ci_fb_kernel_free (k);
+}
+
+static void
+test_delta (void)
+{
+  CiFbKernel *k = ci_fb_kernel_new (1, 1, 1);
+  k->data[0] = 1.0f;
+  k->cx = k->cy = 0;
+  const CiFbFormat *fmts[] = { &fmt_rgba, &fmt_rgba64_srgb };
+  for (int fi = 0; fi < 2; fi++) {
+    const CiFbFormat *f = fmts[fi];
+    int width = 29, height = 17;
+    size_t stride = (size_t) width * 4 * f->bytes_per_sample;
+    uint8_t *in = g_malloc (stride * height), *out = g_malloc (stride * height);
+    ci_fill_random (in, stride * height, 77 + fi);
+    CiFbParams p = { 0.7f, 0.4f, 0.3f };
+    CiFbRef *r = ci_fb_ref_new ();
+    ci_fb_ref_set_kernel (r, k, width, height, 1);
+    ci_fb_ref_process (r, in, stride, out, stride, f, &p);
+    NvFormat nf = nv_fmt (f);
+    double worst = 0;
+    size_t pxb = 4 * (size_t) f->bytes_per_sample;
+    for (int y = 0; y < height; y++)
+      for (int x = 0; x < width; x++) {
+        const uint8_t *ip = in + y * stride + x * pxb, *op = out + y * stride + x * pxb;
+        double l[3];
+        for (int c = 0; c < 3; c++)
+          l[c] = nv_decode (nv_sample (ip, nf.off[c], nf.bytes), &nf);
+        double kf = nv_bright_factor (l[0], l[1], l[2], p.threshold, p.knee);
+        for (int c = 0; c < 3; c++) {
+          double e = nv_encode_real (l[c] + p.intensity * kf * l[c], &nf);
+          worst = fmax (worst, fabs (nv_sample (op, nf.off[c], nf.bytes) - e));
+        }
+      }
+    printf ("delta kernel (%d-bit): max |out - (in + i*bright(in))| = %.3f codes\n",
+        8 * f->bytes_per_sample, worst);
+    EXPECT (worst <= 1.0, "delta kernel: %.3f codes", worst);
+    ci_fb_ref_free (r);
+    g_free (in);
+    g_free (out);
+  }
+  ci_fb_kernel_free (k);
+}
+
+/* Threshold 0, black band wider than the kernel radius: everything the
+ * kernel spreads stays inside the frame, so added energy = intensity x input. */
+static void
+test_energy (void)
+{
+  const CiFbFormat *f = &fmt_rgba64_lin;
+  int width = 96, height = 70, R = 10, band = R + 2;
+  size_t stride = (size_t) width * 8;
+  uint16_t *in = g_malloc0 (stride * height), *out = g_malloc (stride * height);
+  uint64_t s = 5;
+  for (int y = band; y < height - band; y++)
+    for (int x = band; x < width - band; x++)
+      for (int c = 0; c < 4; c++)
+        in[(size_t) y * width * 4 + x * 4 + c] = (uint16_t) ((ci_rand_next (&s) >> 48) / 4);
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  {
+    CiFbKernel *k = ci_fb_kernel_glare (&g, R);
+    CiFbParams p = { 0.8f, 0.0f, 0.5f };
+    CiFbRef *r = ci_fb_ref_new ();
+    ci_fb_ref_set_kernel (r, k, width, height, 1);
+    ci_fb_ref_process (r, in, stride, out, stride, f, &p);
+    double ein = 0, eadd = 0;
+    for (size_t i = 0; i < (size_t) width * height * 4; i++) {
+      if (i % 4 == 3)
+        continue;
+      ein += in[i] / 65535.0;
+      eadd += (out[i] - (double) in[i]) / 65535.0;
+    }
+    double rel = fabs (eadd - p.intensity * ein) / (p.intensity * ein);
+    printf ("energy: input %.3f, added %.3f, intensity x input %.3f, rel. error %.2e\n",
+        ein, eadd, p.intensity * ein, rel);
+    EXPECT (rel < 1e-3, "energy not conserved: rel. error %g", rel);
+    ci_fb_ref_free (r);
+    ci_fb_kernel_free (k);
+  }
+  g_free (in);
+  g_free (out);
+}
+
+/* Light on the left edge, kernel reaching right: nothing may appear near the
+ * right edge (nor bottom/top), which a too-small grid would wrap onto. */
+static void
+test_no_wrap (void)
+{
+  int width = 50, height = 20;
+  size_t stride = (size_t) width * 4;
+  uint8_t *in = g_malloc0 (stride * height), *out = g_malloc (stride * height);
+  for (int y = 0; y < height; y++) {
+    in[y * stride + 0] = in[y * stride + 1] = in[y * stride + 2] = 255;
+    in[y * stride + 3] = 255;
+  }
+  /* kernel 31x1 centred: reaches 15 texels each way; grid x >= 50 + 15 */
+  CiFbKernel *k = ci_fb_kernel_new (31, 1, 1);
+  for (int i = 0; i < 31; i++)
+    k->data[i] = 1.0f;
+  k->cx = 15;
+  k->cy = 0;
+  ci_fb_kernel_normalise (k);
+  CiFbParams p = { 4.0f, 0.0f, 0.0f };
+  CiFbRef *r = ci_fb_ref_new ();
+  ci_fb_ref_set_kernel (r, k, width, height, 1);
+  int nx, ny;
+  ci_fb_ref_grid (r, &nx, &ny);
+  ci_fb_ref_process (r, in, stride, out, stride, &fmt_rgba, &p);
+  int lit_far = 0, lit_near = 0;
+  for (int y = 0; y < height; y++)
+    for (int x = 1; x < width; x++)
+      for (int c = 0; c < 3; c++) {
+        int v = out[y * stride + x * 4 + c];
+        if (x > 15)
+          lit_far += v != 0;
+        else
+          lit_near += v != 0;
+      }
+  printf ("no wrap-around: grid %dx%d for 50x20 + radius 15; lit beyond reach %d, "
+      "lit within reach %d\n", nx, ny, lit_far, lit_near);
+  EXPECT (nx >= width + 15 && nx < width + 15 + 12, "grid %d", nx);
+  EXPECT (lit_far == 0, "%d samples lit beyond the kernel's reach (wrap-around)",
+      lit_far);
+  EXPECT (lit_near == 3 * height * 15, "bloom missing within reach (%d)", lit_near);
+  ci_fb_ref_free (r);
+  ci_fb_kernel_free (k);
+  g_free (in);
+  g_free (out);
+}
+
+static void
+test_kernels (void)
+{
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  CiFbKernel *k = ci_fb_kernel_glare (&g, 40);
+  double sum = 0, edge = 0, peak = 0;
+  int pk = -1;
+  for (int i = 0; i < k->width * k->height; i++) {
+    sum += k->data[i];
+    if (k->data[i] > peak) {
+      peak = k->data[i];
+      pk = i;
+    }
+  }
+  edge = k->data[0] + k->data[80] + k->data[80 * 81];  /* corners, outside the disc */
+  EXPECT (k->width == 81 && k->cx == 40 && k->cy == 40, "glare geometry");
+  EXPECT (fabs (sum - 1.0) < 1e-5, "glare sum %g", sum);
+  EXPECT (pk == 40 * 81 + 40, "glare peak at %d", pk);
+  EXPECT (edge == 0.0, "glare does not vanish outside its disc (%g)", edge);
+  EXPECT (k->data[40] < 1e-3 * peak, "glare border too bright");
+  /* spikes: 6 rays from 90 degrees; along the vertical ray > off-ray */
+  EXPECT (k->data[(40 + 20) * 81 + 40] > 5 * k->data[(40 + 20) * 81 + 50],
+      "no spike along the first ray");
+  ci_fb_kernel_free (k);
+
+  /* image kernel through a PNG: RGB, brightest texel found, resampled */
+  CiImage *img = ci_image_new (9, 5, 3, 1);
+  for (int i = 0; i < 9 * 5 * 3; i++)
+    img->data[i] = 10;
+  img->data[(3 * 9 + 6) * 3 + 0] = 255;
+  img->data[(3 * 9 + 6) * 3 + 1] = 200;
+  img->data[(3 * 9 + 6) * 3 + 2] = 100;
+  gchar *path = g_build_filename (g_get_tmp_dir (), "fftbloom-kernel-test.png", NULL);
+  EXPECT (ci_image_save_png (img, path), "save png");
+  char *err = NULL;
+  CiFbImage *fi = ci_fb_image_load_png (path, &err);
+  EXPECT (fi != NULL, "load png: %s", err ? err : "?");
+  if (fi) {
+    EXPECT (fi->width == 9 && fi->height == 5 && fi->channels == 3, "png geometry");
+    EXPECT (fabs (fi->data[(3 * 9 + 6) * 3 + 1] - nv_decode (200,
+                &(NvFormat) { 1, {0, 1, 2}, 1 })) < 1e-6, "png decode");
+    k = ci_fb_kernel_from_image (fi, 0, -1, -1);
+    EXPECT (k && k->channels == 3 && k->cx == 6 && k->cy == 3, "brightest texel");
+    double s3[3] = { 0, 0, 0 };
+    for (int c = 0; c < 3; c++)
+      for (int i = 0; i < 45; i++)
+        s3[c] += k->data[c * 45 + i];
+    EXPECT (fabs (s3[0] - 1) < 1e-5 && fabs (s3[2] - 1) < 1e-5, "planes sum to 1");
+    ci_fb_kernel_free (k);
+    k = ci_fb_kernel_from_image (fi, 18, 0.5f, 0.5f);
+    EXPECT (k && k->width == 18 && k->height == 10 && k->cx == 9 && k->cy == 5,
+        "resampled geometry");
+    ci_fb_kernel_free (k);
+    /* kernel for a frame: 0 = native size; scale 1/2 halves it */
+    k = ci_fb_kernel_for_frame (&g, fi, 0.0f, -1, -1, 640, 480, 2);
+    EXPECT (k && k->width == 5, "native size at scale 1/2: %d", k ? k->width : -1);
+    ci_fb_kernel_free (k);
+    ci_fb_image_free (fi);
+  }
+  free (err);
+  g_unlink (path);
+  g_free (path);
+  ci_image_free (img);
+  k = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, 1920, 1080, 1);
+  CiFbRef *r = ci_fb_ref_new ();
+  ci_fb_ref_set_kernel (r, k, 1920, 1080, 1);
+  int nx, ny;
+  ci_fb_ref_grid (r, &nx, &ny);
+  printf ("default kernel at 1920x1080: %dx%d texels, FFT grid %dx%d\n",
+      k->width, k->height, nx, ny);
+  EXPECT (nx >= 1920 + 96 && ny >= 1080 + 96, "grid too small");
+  ci_fb_ref_free (r);
+  ci_fb_kernel_free (k);
+}
+
+int
+main (int argc, char **argv)
+{
+  test_transfer ();
+  test_vs_naive ();
+  test_delta ();
+  test_energy ();
+  test_no_wrap ();
+  test_kernels ();
+  if (failures)
+    fprintf (stderr, "%d failure(s)\n", failures);
+  else
+    printf ("all fftbloom reference tests passed\n");
+  return failures ? 1 : 0;
+}

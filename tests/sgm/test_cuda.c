@@ -1,0 +1,287 @@
+/* SGM CUDA kernels vs the C reference, bit for bit, stage by stage: census,
+ * cost volume, each of the 8 paths alone, the summed volume (8 and 4
+ * paths), WTA (left disparity, winner index, right winners), LR check,
+ * median, whole pipeline with pitched output, output conversion.
+ * num-disparities 1, 16, 64, 128, 129, 270, 300, 512, 1024 on odd sizes
+ * and odd pitches.  Outputs are poisoned before every launch.
+ * Exits 77 (skipped) without a CUDA device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "../../reference/sgm.h"
+#include "../../kernels/sgm.h"
+#include "cicuda.h"
+#include "citest.h"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  printf ("CUDA error %s at %s:%d\n", cudaGetErrorString (e_), __FILE__, __LINE__); exit (1); } } while (0)
+#define KL(x) do { int e_ = (x); if (e_) { \
+  printf ("launcher error %s at %s:%d\n", ci_cuda_error_string (e_), __FILE__, __LINE__); exit (1); } \
+  CK (cudaStreamSynchronize (stream)); } while (0)
+
+static int failures, checks;
+static cudaStream_t stream;
+
+static void *
+dalloc (size_t n)
+{
+  void *p;
+  CK (cudaMalloc (&p, n + 256));
+  CK (cudaMemset (p, 0xa5, n + 256));
+  return p;
+}
+
+static void
+poison (void *p, size_t n)
+{
+  CK (cudaMemset (p, 0xa5, n));
+}
+
+/* compare device buffer with host expectation; report first mismatch */
+static void
+compare (const char *tag, const char *stage, const void *dev, const void *ref,
+    size_t n, size_t elem)
+{
+  uint8_t *h = malloc (n * elem);
+  CK (cudaMemcpy (h, dev, n * elem, cudaMemcpyDeviceToHost));
+  long bad = 0;
+  size_t first = 0;
+  for (size_t i = 0; i < n; i++)
+    if (memcmp (h + i * elem, (const uint8_t *) ref + i * elem, elem)) {
+      if (!bad)
+        first = i;
+      bad++;
+    }
+  checks++;
+  if (bad) {
+    failures++;
+    printf ("FAIL %s %s: %ld of %zu differ (first at element %zu)\n", tag,
+        stage, bad, n, first);
+  }
+  free (h);
+}
+
+static void
+make_pair (uint8_t * l, uint8_t * r, size_t stride, int w, int h, int bpp,
+    int shift, uint64_t seed)
+{
+  uint64_t st = seed;
+  for (size_t i = 0; i < stride * h; i++)
+    l[i] = (uint8_t) (ci_rand_next (&st) >> 56);
+  /* smooth it a little so the census is not pure noise */
+  for (int y = 0; y < h; y++)
+    for (int x = 1; x < w * bpp; x++)
+      l[(size_t) y * stride + x] = (uint8_t) ((l[(size_t) y * stride + x] +
+              l[(size_t) y * stride + x - 1]) / 2);
+  for (int y = 0; y < h; y++) {
+    int s = shift + (y * 7) % 5;
+    for (int x = 0; x < w; x++) {
+      int xs = x + s < w ? x + s : w - 1;
+      for (int b = 0; b < bpp; b++)
+        r[(size_t) y * stride + (size_t) x * bpp + b] =
+            (uint8_t) (l[(size_t) y * stride + (size_t) xs * bpp + b] ^
+            ((ci_rand_next (&st) & 7) == 0 ? 8 : 0));
+    }
+  }
+}
+
+static void
+run_case (int w, int h, int D, int mind, int census, int kind, int paths)
+{
+  SgmParams p;
+  sgm_params_init (&p, w, h);
+  p.num_disp = D;
+  p.min_disp = mind;
+  p.census = census;
+  p.paths = paths;
+  p.p1 = 9;
+  p.p2 = 111;
+  SgmLuma luma = { kind, 3, 0, 1, 2 };  /* packed RGB for the RGB kind */
+  const int bpp = kind == 0 ? 1 : kind == 1 ? 2 : 3;
+  const size_t stride = (size_t) w * bpp + (kind == 1 ? 10 : 7);   /* odd for 8-bit */
+  const size_t n = (size_t) w * h, nv = n * D;
+  char tag[160];
+  snprintf (tag, sizeof tag, "[%dx%d D=%d min=%d census=%d kind=%d paths=%d]",
+      w, h, D, mind, census, kind, paths);
+
+  uint8_t *L = malloc (stride * h), *R = malloc (stride * h);
+  make_pair (L, R, stride, w, h, bpp, mind + D / 3 > 0 ? mind + D / 3 : 1,
+      (uint64_t) D * 7919 + w);
+  uint8_t *dL = dalloc (stride * h), *dR = dalloc (stride * h);
+  CK (cudaMemcpy (dL, L, stride * h, cudaMemcpyHostToDevice));
+  CK (cudaMemcpy (dR, R, stride * h, cudaMemcpyHostToDevice));
+
+  /* census */
+  uint64_t *cl = malloc (n * 8), *cr = malloc (n * 8);
+  sgm_ref_census (L, stride, luma, w, h, census, cl);
+  sgm_ref_census (R, stride, luma, w, h, census, cr);
+  uint64_t *dcl = dalloc (n * 8), *dcr = dalloc (n * 8);
+  KL (sgm_cuda_census (dL, stride, luma, w, h, census, dcl, stream));
+  KL (sgm_cuda_census (dR, stride, luma, w, h, census, dcr, stream));
+  compare (tag, "census left", dcl, cl, n, 8);
+  compare (tag, "census right", dcr, cr, n, 8);
+
+  /* costs */
+  uint8_t *cost = malloc (nv), *dcost = dalloc (nv);
+  sgm_ref_cost_volume (cl, cr, &p, cost);
+  KL (sgm_cuda_cost_volume (dcl, dcr, &p, dcost, stream));
+  compare (tag, "cost volume", dcost, cost, nv, 1);
+  free (cost);
+  CK (cudaFree (dcost));
+
+  /* each path alone, then the sum */
+  uint16_t *acc = malloc (nv * 2), *dacc = dalloc (nv * 2);
+  for (int dir = 0; dir < 8; dir++) {
+    char st[32];
+    snprintf (st, sizeof st, "path %d (%d,%d)", dir, sgm_dir_dx (dir),
+        sgm_dir_dy (dir));
+    if (sgm_ref_aggregate_path (cl, cr, &p, dir, acc, 0) < 0)
+      exit (1);
+    poison (dacc, nv * 2);
+    KL (sgm_cuda_aggregate_path (dcl, dcr, &p, dir, dacc, 0, stream));
+    compare (tag, st, dacc, acc, nv, 2);
+  }
+  if (sgm_ref_aggregate (cl, cr, &p, acc) < 0)
+    exit (1);
+  poison (dacc, nv * 2);
+  for (int dir = 0; dir < p.paths; dir++)
+    KL (sgm_cuda_aggregate_path (dcl, dcr, &p, dir, dacc, dir > 0, stream));
+  compare (tag, "summed volume", dacc, acc, nv, 2);
+
+  /* WTA, right winners, LR, median */
+  int16_t *disp = malloc (n * 2), *dint = malloc (n * 2), *dr = malloc (n * 2);
+  int16_t *med = malloc (n * 2);
+  sgm_ref_wta_left (acc, &p, disp, dint);
+  sgm_ref_wta_right (acc, &p, dr);
+  int16_t *ddisp = dalloc (n * 2), *ddint = dalloc (n * 2),
+      *ddr = dalloc (n * 2);
+  uint32_t *dkey = dalloc (n * 4);
+  CK (cudaMemset (dkey, 0xff, n * 4));
+  KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
+  KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
+  compare (tag, "WTA disparity", ddisp, disp, n, 2);
+  compare (tag, "WTA index", ddint, dint, n, 2);
+  compare (tag, "right WTA", ddr, dr, n, 2);
+  /* without the right view */
+  poison (ddisp, n * 2);
+  KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, NULL, stream));
+  compare (tag, "WTA disparity (no right)", ddisp, disp, n, 2);
+
+  sgm_ref_lr_check (disp, dint, dr, &p);
+  KL (sgm_cuda_lr_check (ddisp, ddint, dkey, &p, stream));
+  compare (tag, "LR check", ddisp, disp, n, 2);
+
+  sgm_ref_median (disp, med, w, h);
+  const size_t mpitch = (size_t) w * 2 + 6;
+  uint8_t *dmed = dalloc (mpitch * h);
+  KL (sgm_cuda_median (ddisp, (int16_t *) dmed, mpitch, w, h, stream));
+  int16_t *hm = malloc (n * 2);
+  CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+          cudaMemcpyDeviceToHost));
+  checks++;
+  if (memcmp (hm, med, n * 2)) {
+    failures++;
+    printf ("FAIL %s median\n", tag);
+  }
+
+  /* the whole pipeline, pitched output, then the output conversions */
+  int16_t *full = malloc (n * 2);
+  if (sgm_ref_compute (&p, L, stride, R, stride, luma, full) < 0)
+    exit (1);
+  SgmCuda *ctx;
+  KL (sgm_cuda_create (&ctx));
+  poison (dmed, mpitch * h);
+  KL (sgm_cuda_compute (ctx, &p, dL, stride, dR, stride, luma,
+          (int16_t *) dmed, mpitch, stream));
+  CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+          cudaMemcpyDeviceToHost));
+  checks++;
+  if (memcmp (hm, full, n * 2)) {
+    failures++;
+    printf ("FAIL %s pipeline\n", tag);
+  }
+  static const SgmOutFormat fmts[] = {
+    {SGM_OUT_GRAY16, 0, 0, 0, 0}, {SGM_OUT_GRAY8, 0, 0, 0, 0},
+    {SGM_OUT_COLOUR, 2, 1, 0, 3}
+  };
+  for (int f = 0; f < 3; f++) {
+    const size_t op = (size_t) w * sgm_out_bytes (fmts[f]) + 4;
+    uint8_t *ho = calloc (op * h, 1), *dho = malloc (op * h);
+    uint8_t *dout = dalloc (op * h);
+    CK (cudaMemset (dout, 0, op * h));
+    sgm_ref_convert (full, w, h, ho, op, fmts[f], &p);
+    KL (sgm_cuda_convert ((int16_t *) dmed, mpitch, dout, op, fmts[f], &p,
+            stream));
+    CK (cudaMemcpy (dho, dout, op * h, cudaMemcpyDeviceToHost));
+    checks++;
+    if (memcmp (ho, dho, op * h)) {
+      failures++;
+      printf ("FAIL %s convert %d\n", tag, f);
+    }
+    free (ho);
+    free (dho);
+    CK (cudaFree (dout));
+  }
+  long inval = 0;
+  for (size_t i = 0; i < n; i++)
+    inval += full[i] == SGM_INVALID;
+  printf ("%s done, %.1f%% invalid, scratch %zu bytes\n", tag,
+      100.0 * inval / n, sgm_cuda_bytes (ctx));
+  sgm_cuda_destroy (ctx);
+
+  free (L);
+  free (R);
+  free (cl);
+  free (cr);
+  free (acc);
+  free (disp);
+  free (dint);
+  free (dr);
+  free (med);
+  free (hm);
+  free (full);
+  void *dev[] = { dL, dR, dcl, dcr, dacc, ddisp, ddint, ddr, dkey, dmed };
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    CK (cudaFree (dev[i]));
+}
+
+int
+main (int argc, char **argv)
+{
+  if (ci_cuda_device_count () == 0) {
+    printf ("no CUDA device: skipped\n");
+    return 77;
+  }
+  CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  /* "small": only one tiny case per D (for compute-sanitizer) */
+  const int small = argc > 1 && !strcmp (argv[1], "small");
+  static const struct
+  {
+    int w, h, D, mind, census, kind, paths;
+  } cases[] = {
+    {45, 33, 1, 0, SGM_CENSUS_9X7, 0, 8},
+    {77, 31, 16, 0, SGM_CENSUS_9X7, 0, 8},
+    {101, 27, 64, -5, SGM_CENSUS_SYM_9X7, 2, 8},
+    {163, 19, 128, 0, SGM_CENSUS_9X7, 1, 8},
+    {171, 21, 129, 7, SGM_CENSUS_9X7, 0, 4},
+    {301, 9, 270, 0, SGM_CENSUS_9X7, 2, 8},
+    {289, 11, 300, -3, SGM_CENSUS_SYM_9X7, 0, 8},
+    {555, 7, 512, 0, SGM_CENSUS_9X7, 0, 8},
+    {1061, 5, 1024, 0, SGM_CENSUS_9X7, 1, 8},
+    {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
+    {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int w = cases[i].w, h = cases[i].h;
+    if (small) {
+      w = w > 40 ? 40 + (int) (i % 3) : w;
+      h = h > 5 ? 5 : h;
+    }
+    run_case (w, h, cases[i].D, cases[i].mind, cases[i].census,
+        cases[i].kind, cases[i].paths);
+  }
+  printf ("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+/* CUDA kernel vs C reference (bit-exact, odd sizes and pitches, every layout),
+ * and NPP nppiResize SUPER vs the reference when NPP is present (exact-match table).
+ * Exits 77 (skipped) without a CUDA device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "supersample.h"        /* reference */
+#include "cicuda.h"
+#include "citest.h"
+#include "cinpp.h"
+
+int ci_cuda_supersample_plane (const void *src, const CiSsPlane * sp,
+    void *dst, const CiSsPlane * dp, ci_stream_t stream);
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  printf ("CUDA error %s at %s:%d\n", cudaGetErrorString (e_), __FILE__, __LINE__); exit (1); } } while (0)
+
+static int failures, cases;
+static cudaStream_t stream;
+
+static void
+fill (uint8_t * p, size_t stride, int w, int h, int C, int bps, int shift, int kind, uint64_t seed)
+{
+  ci_fill_random (p, stride * h, seed);
+  if (kind == 1)                /* gradient */
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w * C; x++) {
+        unsigned v = (unsigned) (x * 7 + y * 3);
+        if (bps == 1)
+          p[y * stride + x] = (uint8_t) v;
+        else
+          ((uint16_t *) (p + y * stride))[x] = (uint16_t) (v * 97);
+      }
+  if (shift)
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w * C; x++)
+        ((uint16_t *) (p + y * stride))[x] &= (uint16_t) (0xffff << shift);
+}
+
+/* mode 0: CUDA vs reference; mode 1: NPP vs reference. Returns mismatching samples. */
+static long
+compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, int dpad,
+    int kind, int mode, long *total)
+{
+  CiSsPlane sp = { sw, sh, C, bps, shift, (size_t) sw * C * bps + spad };
+  CiSsPlane dp = { dw, dh, C, bps, shift, (size_t) dw * C * bps + dpad };
+  size_t sn = sp.stride * sh, dn = dp.stride * dh;
+  uint8_t *h_src = malloc (sn), *h_ref = malloc (dn), *h_out = malloc (dn);
+  uint8_t *d_src, *d_dst;
+  fill (h_src, sp.stride, sw, sh, C, bps, shift, kind, (uint64_t) sw * 31 + dh + C);
+  ci_ref_supersample_plane (h_src, &sp, h_ref, &dp);
+  CK (cudaMalloc ((void **) &d_src, sn + 64));
+  CK (cudaMalloc ((void **) &d_dst, dn + 64));
+  CK (cudaMemcpy (d_src, h_src, sn, cudaMemcpyHostToDevice));
+  CK (cudaMemset (d_dst, 0xa5, dn));    /* poison: every sample must be written */
+  if (mode == 0) {
+    int e = ci_cuda_supersample_plane (d_src, &sp, d_dst, &dp, (ci_stream_t) stream);
+    if (e) {
+      printf ("launch failed: %s\n", ci_cuda_error_string (e));
+      exit (1);
+    }
+  } else {
+    int st = ci_npp_resize_super (d_src, (int) sp.stride, sw, sh, d_dst, (int) dp.stride,
+        dw, dh, C, bps, stream);
+    if (st != 0) {
+      printf ("NPP status %d for %dx%d->%dx%d C%d\n", st, sw, sh, dw, dh, C);
+      *total = 0;
+      cudaFree (d_src);
+      cudaFree (d_dst);
+      free (h_src); free (h_ref); free (h_out);
+      return -1;
+    }
+  }
+  CK (cudaStreamSynchronize (stream));
+  CK (cudaGetLastError ());
+  CK (cudaMemcpy (h_out, d_dst, dn, cudaMemcpyDeviceToHost));
+  long bad = 0;
+  *total = (long) dw * dh * C;
+  for (int y = 0; y < dh; y++)
+    for (int x = 0; x < dw * C; x++) {
+      unsigned a, b;
+      if (bps == 1) {
+        a = h_ref[y * dp.stride + x];
+        b = h_out[y * dp.stride + x];
+      } else {
+        a = ((uint16_t *) (h_ref + y * dp.stride))[x];
+        b = ((uint16_t *) (h_out + y * dp.stride))[x];
+      }
+      bad += a != b;
+    }
+  cudaFree (d_src);
+  cudaFree (d_dst);
+  free (h_src);
+  free (h_ref);
+  free (h_out);
+  return bad;
+}
+
+static const int issue_sizes[][4] = {
+  {6, 6, 4, 4}, {128, 128, 96, 96}, {641, 479, 320, 240}, {1919, 1079, 997, 541},
+  {64, 64, 63, 1}, {7, 5, 1, 1}, {1000, 1000, 3, 997}, {3840, 2160, 1920, 1080},
+  {128, 128, 64, 64}, {90, 90, 60, 60}, {250, 250, 100, 100}, {500, 500, 300, 300},
+  {1920, 1080, 1280, 720}, {1280, 720, 640, 360}, {4096, 2160, 1000, 1000},
+  {333, 777, 331, 2}, {2, 2, 1, 1}, {17, 1000, 16, 999}, {1000, 17, 999, 16},
+};
+
+int
+main (void)
+{
+  if (ci_cuda_device_count () == 0) {
+    printf ("SKIP: no CUDA device\n");
+    return 77;
+  }
+  CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  int n = sizeof issue_sizes / sizeof issue_sizes[0];
+
+  /* 1. CUDA vs reference: every case, channel count, depth, aligned and odd pitches. */
+  for (int i = 0; i < n; i++)
+    for (int C = 1; C <= 4; C++)
+      for (int bps = 1; bps <= 2; bps++)
+        for (int pad = 0; pad < 2; pad++) {
+          long tot, bad = compare (issue_sizes[i][0], issue_sizes[i][1], issue_sizes[i][2],
+              issue_sizes[i][3], C, bps, 0, pad ? 3 * bps : 0, pad ? 5 * bps : 0, i & 1, 0, &tot);
+          cases++;
+          if (bad) {
+            failures++;
+            printf ("FAIL cuda %dx%d->%dx%d C%d bps%d pad%d: %ld/%ld differ\n",
+                issue_sizes[i][0], issue_sizes[i][1], issue_sizes[i][2], issue_sizes[i][3],
+                C, bps, pad, bad, tot);
+          }
+        }
+  uint64_t st = 777;
+  for (int k = 0; k < 400; k++) {
+    int sw = 1 + ci_rand_next (&st) % 300, sh = 1 + ci_rand_next (&st) % 300;
+    int dw = 1 + ci_rand_next (&st) % sw, dh = 1 + ci_rand_next (&st) % sh;
+    int C = 1 + ci_rand_next (&st) % 4, bps = 1 + ci_rand_next (&st) % 2;
+    int shift = (bps == 2 && C <= 2 && (k % 5) == 0) ? 6 : 0;
+    long tot, bad = compare (sw, sh, dw, dh, C, bps, shift, bps * (ci_rand_next (&st) % 9),
+        bps * (ci_rand_next (&st) % 9), k & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda random %dx%d->%dx%d C%d bps%d shift%d: %ld/%ld differ\n",
+          sw, sh, dw, dh, C, bps, shift, bad, tot);
+    }
+  }
+  printf ("CUDA vs reference: %d cases, %d failed\n", cases, failures);
+
+  /* 2. NPP vs reference (the model) — the bit-exactness claim itself. */
+  if (!ci_npp_load ()) {
+    printf ("NPP not found: NPP comparison skipped\n");
+  } else {
+    int nfail = 0;
+    long all = 0, allbad = 0;
+    printf ("\n| case | C | bits | samples | exact with NPP |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < n; i++)
+      for (int C = 1; C <= 4; C++) {
+        if (C == 2)
+          continue;
+        for (int bps = 1; bps <= 2; bps++) {
+          long tot = 0, bad = 0;
+          for (int kind = 0; kind < 2; kind++) {
+            long t;
+            long b = compare (issue_sizes[i][0], issue_sizes[i][1], issue_sizes[i][2],
+                issue_sizes[i][3], C, bps, 0, 0, 0, kind, 1, &t);
+            if (b < 0) {
+              bad = -1;
+              break;
+            }
+            tot += t;
+            bad += b;
+          }
+          if (bad < 0)
+            continue;
+          all += tot;
+          allbad += bad;
+          printf ("| %dx%d→%dx%d | %d | %d | %ld | %.4f %% |\n", issue_sizes[i][0],
+              issue_sizes[i][1], issue_sizes[i][2], issue_sizes[i][3], C, bps * 8, tot,
+              100.0 * (tot - bad) / tot);
+          cases++;
+          if (bad)
+            failures++, nfail++;
+        }
+      }
+    for (int k = 0; k < 300; k++) {
+      int sw = 2 + ci_rand_next (&st) % 700, sh = 2 + ci_rand_next (&st) % 700;
+      int dw = 1 + ci_rand_next (&st) % (sw - 1), dh = 1 + ci_rand_next (&st) % (sh - 1);
+      int Cs[3] = { 1, 3, 4 };
+      int C = Cs[ci_rand_next (&st) % 3], bps = 1 + ci_rand_next (&st) % 2;
+      long t, b = compare (sw, sh, dw, dh, C, bps, 0, 0, 0, k & 1, 1, &t);
+      if (b < 0)
+        continue;
+      all += t;
+      allbad += b;
+      cases++;
+      if (b) {
+        failures++, nfail++;
+        printf ("NPP mismatch random %dx%d->%dx%d C%d bps%d: %ld/%ld\n", sw, sh, dw, dh,
+            C, bps, b, t);
+      }
+    }
+    printf ("\nNPP vs model: %ld samples, %ld differ (%.6f %% exact), %d failing cases\n",
+        all, allbad, all ? 100.0 * (all - allbad) / all : 0.0, nfail);
+  }
+  printf ("%d passed, %d failed\n", cases - failures, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,452 @@
+/* gst-cuda-imaging: tone mapping, C reference vs BT.2100 values and naive loops.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tonemap.h"
+#include "tmscene.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { if (!(cond)) { failures++; \
+      fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf (stderr, __VA_ARGS__); fputc ('\n', stderr); } } while (0)
+
+/* ---- transfer functions ---- */
+static void
+test_eotf (void)
+{
+  /* BT.2100 / BT.2408 reference points: PQ signal -> nits */
+  static const double pq[][2] = {
+    {0.0, 0.0}, {0.508078, 100.0}, {0.580689, 203.0}, {0.751827, 1000.0},
+    {0.902550, 4000.0}, {1.0, 10000.0}
+  };
+  for (size_t i = 0; i < sizeof pq / sizeof pq[0]; i++) {
+    double n = ci_tm_pq_eotf (pq[i][0]);
+    CHECK (fabs (n - pq[i][1]) <= 5e-4 * pq[i][1] + 1e-9,
+        "PQ(%g) = %g, want %g", pq[i][0], n, pq[i][1]);
+    if (pq[i][1] > 0)
+      CHECK (fabs (ci_tm_pq_inv (pq[i][1]) - pq[i][0]) < 3e-5,
+          "PQ^-1(%g) = %g", pq[i][1], ci_tm_pq_inv (pq[i][1]));
+  }
+  /* HLG: E' = 0.5 is E = 1/12; E' = 1 is E = 1 */
+  CHECK (fabs (ci_tm_hlg_inv_oetf (0.5) - 1.0 / 12.0) < 1e-9, "HLG 0.5");
+  CHECK (fabs (ci_tm_hlg_inv_oetf (1.0) - 1.0) < 1e-6, "HLG 1.0: %.9f",
+      ci_tm_hlg_inv_oetf (1.0));
+  /* BT.2408: 75% HLG grey is 203 nits on a 1000-nit display (gamma 1.2),
+   * through the table + OOTF path the pixels take */
+  CiTmConfig cfg;
+  CiTmParams p;
+  float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1], rgb[3];
+  ci_tm_config_defaults (&cfg);
+  cfg.transfer = CI_TM_TRC_HLG;
+  cfg.input_peak = 1000.0f;
+  ci_tm_params_init (&cfg, &p);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  float y = ci_tm_linearize (&p, eotf, 0.75f, 0.75f, 0.75f, rgb);
+  CHECK (fabs (y - 203.0) < 1.0, "HLG 75%% grey = %g nits", y);
+  /* PQ table path at every 10-bit code vs the exact EOTF */
+  cfg.transfer = CI_TM_TRC_PQ;
+  ci_tm_params_init (&cfg, &p);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  double worst = 0;
+  for (int c = 64; c <= 940; c++) {
+    double e = (c - 64) / 876.0, ex = ci_tm_pq_eotf (e);
+    double t = ci_tm_lut (eotf, CI_TM_TRC_LUT, (float) e);
+    double rel = fabs (t - ex) / (ex + 0.01);
+    worst = rel > worst ? rel : worst;
+  }
+  CHECK (worst < 2e-3, "PQ table relative error %g", worst);
+  printf ("PQ table vs exact EOTF, 10-bit codes: max rel. error %.2e\n", worst);
+  /* the IEEE-only log2/exp2 */
+  double wl = 0, we = 0;
+  for (int i = 0; i < 100000; i++) {
+    float x = (float) (1e-4 * pow (1e9, i / 100000.0));
+    wl = fmax (wl, fabs (ci_tm_log2f (x) - log2 ((double) x)));
+    float e = -20.0f + 40.0f * i / 100000.0f;
+    we = fmax (we, fabs (ci_tm_exp2f (e) / exp2 ((double) e) - 1.0));
+  }
+  CHECK (wl < 1e-5 && we < 1e-6, "log2 err %g exp2 rel err %g", wl, we);
+  /* BT.709 OETF table vs inverse */
+  for (int i = 0; i <= 100; i++) {
+    float v = i / 100.0f;
+    float back = ci_tm_lut (oetf, CI_TM_TRC_LUT, ci_tm_bt709_inv_oetf_f (v));
+    CHECK (fabsf (back - v) < 2e-4f, "709 OETF round trip at %g: %g", v, back);
+  }
+}
+
+/* ---- statistics vs naive loops ---- */
+static void
+naive_l (const CiTmParams * p, const float *eotf, const CiTmInPlanes * in,
+    float *l)
+{
+  for (int y = 0; y < p->height; y++)
+    for (int x = 0; x < p->width; x++) {
+      float r, g, b, a, rgb[3];
+      ci_tm_decode (p, in, x, y, &r, &g, &b, &a);
+      l[(size_t) y * p->width + x] =
+          ci_tm_logl (ci_tm_linearize (p, eotf, r, g, b, rgb));
+    }
+}
+
+static void
+test_stats (int fmt, int w, int h)
+{
+  CiTmConfig cfg;
+  CiTmParams p;
+  static float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = fmt;
+  cfg.width = w;
+  cfg.height = h;
+  ci_tm_params_init (&cfg, &p);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  TmFrame *f = tm_frame_new_in (fmt, w, h, 24);
+  tm_fill_scene (f, 0, 0.02, 7);
+  CiTmInPlanes in;
+  tm_frame_in_planes (f, &in);
+  float *l = malloc ((size_t) w * h * sizeof (float));
+  naive_l (&p, eotf, &in, l);
+  float mn = INFINITY, mx = -INFINITY;
+  for (size_t i = 0; i < (size_t) w * h; i++) {
+    mn = l[i] < mn ? l[i] : mn;
+    mx = l[i] > mx ? l[i] : mx;
+  }
+  float rmn, rmx;
+  ci_tm_ref_minmax (&p, eotf, &in, &rmn, &rmx);
+  CHECK (rmn == mn && rmx == mx, "%s %dx%d minmax %g %g vs %g %g",
+      tm_in_name (fmt), w, h, rmn, rmx, mn, mx);
+  CHECK ((mx - mn) * CI_TM_LOG2_10 >= 16.0f, "scene has only %.1f stops",
+      (mx - mn) * CI_TM_LOG2_10);
+  float scale = ci_tm_range_scale (mn, mx, cfg.bins);
+  uint32_t *h1 = calloc (cfg.bins, 4), *h2 = calloc (cfg.bins, 4);
+  for (size_t i = 0; i < (size_t) w * h; i++) {
+    /* bin from the spec in double; pixels within 1e-4 bin of an edge may differ */
+    double fb = ((double) l[i] - mn) * scale;
+    int b = (int) floor (fb);
+    b = b < 0 ? 0 : (b >= cfg.bins ? cfg.bins - 1 : b);
+    int bs = ci_tm_bin (l[i], mn, scale, cfg.bins);
+    double frac = fb - floor (fb);
+    if (bs != b)
+      CHECK (frac < 1e-4 || frac > 1 - 1e-4 || b == cfg.bins - 1,
+          "bin %d vs %d at L %g", bs, b, l[i]);
+    h1[bs]++;
+  }
+  ci_tm_ref_histogram (&p, eotf, &in, mn, scale, h2);
+  uint64_t sum = 0;
+  for (int b = 0; b < cfg.bins; b++) {
+    CHECK (h1[b] == h2[b], "hist[%d] %u vs %u", b, h2[b], h1[b]);
+    sum += h2[b];
+  }
+  CHECK (sum == (uint64_t) w * h, "histogram total %llu",
+      (unsigned long long) sum);
+  free (h1);
+  free (h2);
+  free (l);
+  tm_frame_free (f);
+}
+
+static void
+test_scan (void)
+{
+  uint64_t s = 12345;
+  for (int n = 1; n <= CI_TM_MAX_BINS; n = n * 3 + 1) {
+    uint64_t *in = malloc (n * 8), *out = malloc (n * 8), acc = 0;
+    for (int i = 0; i < n; i++) {
+      s ^= s << 13;
+      s ^= s >> 7;
+      s ^= s << 17;
+      in[i] = s >> 24;
+    }
+    ci_tm_ref_exclusive_scan (in, out, n);
+    for (int i = 0; i < n; i++) {
+      CHECK (out[i] == acc, "scan n=%d [%d]", n, i);
+      acc += in[i];
+    }
+    free (in);
+    free (out);
+  }
+}
+
+/* ---- whole pipeline properties ---- */
+static double
+ramp_nits (int x, int y, void *ud)
+{
+  const int *wh = ud;
+  /* smooth log-luminance: L uniform over [-2, 3] along the scan order */
+  double t = ((double) y * wh[0] + x + 0.5) / ((double) wh[0] * wh[1]);
+  return pow (10.0, -2.0 + 5.0 * t);
+}
+
+static double
+const_nits (int x, int y, void *ud)
+{
+  return *(const double *) ud;
+}
+
+static CiTonemap *
+make (int fmt, int out, int op, int w, int h, int smoothing)
+{
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = fmt;
+  cfg.out_format = out;
+  cfg.op = op;
+  cfg.width = w;
+  cfg.height = h;
+  cfg.smoothing = smoothing;
+  return ci_tonemap_new (&cfg);
+}
+
+static void
+run (CiTonemap * tm, TmFrame * in, TmFrame * out)
+{
+  CiTmInPlanes ip;
+  CiTmOutPlanes op;
+  tm_frame_in_planes (in, &ip);
+  tm_frame_out_planes (out, &op);
+  ci_tonemap_process (tm, &ip, &op);
+}
+
+static void
+test_uniform_and_monotonic (void)
+{
+  int wh[2] = { 256, 128 };
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, wh[0], wh[1], 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, wh[0], wh[1], 0);
+  tm_fill_grey (in, ramp_nits, wh, 0, 0);
+  for (int op = 0; op <= CI_TM_OP_CLIP; op++) {
+    CiTonemap *tm = make (CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, op, wh[0], wh[1], 0);
+    run (tm, in, out);
+    /* scan order is luminance order: luma must never decrease */
+    int prev = -1, bad = 0;
+    for (int y = 0; y < wh[1]; y++)
+      for (int x = 0; x < wh[0]; x++) {
+        int c = tm_luma_at (out, x, y);
+        bad += c < prev;
+        prev = c;
+      }
+    CHECK (bad == 0, "%s: %d luma decreases on a rising ramp",
+        tm_op_name (op), bad);
+    if (op == CI_TM_OP_HISTOGRAM) {
+      /* Kolmogorov-Smirnov distance of output luma codes from uniform */
+      uint32_t hist[256] = { 0 };
+      int n = wh[0] * wh[1];
+      for (int y = 0; y < wh[1]; y++)
+        for (int x = 0; x < wh[0]; x++)
+          hist[tm_luma_at (out, x, y)]++;
+      double cdf = 0, ks = 0;
+      for (int c = 0; c < 256; c++) {
+        cdf += (double) hist[c] / n;
+        ks = fmax (ks, fabs (cdf - (c + 1) / 256.0));
+      }
+      printf ("histogram operator on a smooth log-luminance ramp: output luma "
+          "KS distance from uniform %.4f (max bin %.4f of pixels, ideal %.4f)\n",
+          ks, 0.0, 1.0 / 256);
+      CHECK (ks < 0.01, "output luma not uniform: KS %.4f", ks);
+    }
+    ci_tonemap_free (tm);
+  }
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
+static void
+test_constant_and_one_bin (void)
+{
+  double nits = 150.0;
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, 33, 17, 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_NV12, 33, 17, 0);
+  tm_fill_grey (in, const_nits, &nits, 0, 0);
+  for (int op = 0; op <= CI_TM_OP_CLIP; op++)
+    for (int sm = 0; sm <= 4; sm += 4) {
+      CiTonemap *tm = make (CI_TM_IN_P010, CI_TM_OUT_NV12, op, 33, 17, sm);
+      for (int fr = 0; fr < 3; fr++)
+        run (tm, in, out);
+      const CiTmState *st = ci_tonemap_get_state (tm);
+      CHECK (st->smin == st->smax && isfinite (st->smin), "constant range");
+      int c0 = out->plane[0][0], same = 1;
+      for (int y = 0; y < 17; y++)
+        for (int x = 0; x < 33; x++)
+          same &= out->plane[0][y * out->stride[0] + x] == c0;
+      CHECK (same && c0 >= 16 && c0 <= 235, "%s constant frame -> luma %d",
+          tm_op_name (op), c0);
+      if (op == CI_TM_OP_HISTOGRAM)     /* degenerate CDF: luma 0.5 */
+        CHECK (abs (c0 - (16 + 110)) <= 1, "constant frame luma %d", c0);
+      ci_tonemap_free (tm);
+    }
+  /* all pixels clamped into the top bin: exclusive CDF top is 0 */
+  CiTmState st;
+  ci_tm_state_init (&st, 64);
+  uint32_t hist[64] = { 0 };
+  hist[63] = 1000;
+  ci_tm_state_update (&st, hist, 1000, 1.0f, 2.0f, 1, 0, 1);
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.bins = 64;
+  float lut[CI_TM_CURVE_LUT + 1];
+  CiTmMapRange r;
+  ci_tm_build_map (&st, &cfg, lut, &r);
+  for (int b = 0; b < 64; b++)
+    CHECK (isfinite (lut[b]) && lut[b] >= 0 && lut[b] <= 1, "lut %g", lut[b]);
+  ci_tm_state_clear (&st);
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
+static void
+test_flicker_and_cut (void)
+{
+  const int w = 192, h = 108, W = 8, cut_at = 20, frames = 40;
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 0);
+  double mean[64];
+  for (int sm = 0; sm <= W; sm += W) {
+    CiTonemap *tm = make (CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM,
+        w, h, sm);
+    double worst = 0;
+    int cuts_before = 0;
+    for (int fr = 0; fr < frames; fr++) {
+      tm_fill_scene (in, fr < cut_at ? 0 : 1, 0.03, 100 + fr);
+      run (tm, in, out);
+      mean[fr] = tm_mean_luma (out);
+      if (getenv ("TM_VERBOSE"))
+        printf ("sm %d frame %d mean %.3f cuts %d\n", sm, fr, mean[fr], ci_tonemap_get_state (tm)->cuts);
+      if (fr > 2 && fr < cut_at)
+        worst = fmax (worst, fabs (mean[fr] - mean[fr - 1]));
+      if (fr == cut_at - 1)
+        cuts_before = ci_tonemap_get_state (tm)->cuts;
+    }
+    printf ("smoothing %d: static noisy HDR scene, max |delta mean luma| "
+        "frame to frame %.3f code values\n", sm, worst);
+    if (sm == W) {
+      CHECK (worst < 0.5, "flicker %.3f code values", worst);
+      CHECK (cuts_before == 0, "false cut in a static scene");
+      CHECK (ci_tonemap_get_state (tm)->cuts == 1, "cut not detected (%d)",
+          ci_tonemap_get_state (tm)->cuts);
+      /* settled within the window: later frames within 0.5 of the end */
+      double fin = mean[frames - 1], dev = 0;
+      for (int fr = cut_at + W; fr < frames; fr++)
+        dev = fmax (dev, fabs (mean[fr] - fin));
+      printf ("after the cut at frame %d: mean luma %.2f -> %.2f, frames >= "
+          "cut+%d within %.3f of the final value\n", cut_at,
+          mean[cut_at - 1], fin, W, dev);
+      CHECK (dev < 0.5, "not settled after a cut: %.3f", dev);
+    }
+    ci_tonemap_free (tm);
+  }
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
+/* Every input/output format and operator runs, and gamut mapping keeps hue:
+ * a saturated BT.2020 red object stays red (no channel clip to orange). */
+static double
+hue_of (const double *xyz)
+{
+  double s = xyz[0] + xyz[1] + xyz[2];
+  return atan2 (xyz[1] / s - 0.3290, xyz[0] / s - 0.3127) * 180.0 / M_PI;
+}
+
+static double
+inv709 (double v)
+{
+  return v < 0.081 ? v / 4.5 : pow ((v + 0.099) / 1.099, 1 / 0.45);
+}
+
+/* Hue angle difference (degrees, around D65 in xy) between a BT.2020 linear
+ * colour and an 8-bit BT.709 output pixel. */
+static double
+hue_error (const double *rgb2020, const uint8_t * px)
+{
+  const double *c = rgb2020;
+  double in[3] = { 0.636958 * c[0] + 0.144617 * c[1] + 0.168881 * c[2],
+    0.262700 * c[0] + 0.677998 * c[1] + 0.059302 * c[2],
+    0.028073 * c[1] + 1.060985 * c[2]
+  };
+  double r = inv709 (px[0] / 255.0), g = inv709 (px[1] / 255.0),
+      b = inv709 (px[2] / 255.0);
+  double out[3] = { 0.412391 * r + 0.357584 * g + 0.180481 * b,
+    0.212639 * r + 0.715169 * g + 0.072192 * b,
+    0.019331 * r + 0.119195 * g + 0.950532 * b
+  };
+  double d = fabs (hue_of (in) - hue_of (out));
+  return d > 180 ? 360 - d : d;
+}
+
+static double worst_hue, clip_hue;
+
+static void
+test_formats_and_gamut (void)
+{
+  const int w = 96, h = 54;
+  for (int fi = 0; fi < CI_TM_IN_N; fi++) {
+    TmFrame *in = tm_frame_new_in (fi, w, h, 8);
+    tm_fill_scene (in, 0, 0, 1);
+    for (int fo = 0; fo < CI_TM_OUT_N; fo++) {
+      TmFrame *out = tm_frame_new_out (fo, w, h, 8);
+      for (int op = 0; op <= CI_TM_OP_CLIP; op++) {
+        CiTonemap *tm = make (fi, fo, op, w, h, 0);
+        run (tm, in, out);
+        if (fo == CI_TM_OUT_RGBA && op != CI_TM_OP_CLIP) {
+          /* patches at v 0.78: red u 0.1, green u 0.25, blue u 0.4 */
+          static const double src[3][3] = { {1, 0.02, 0.02}, {0.02, 1, 0.05},
+          {0.03, 0.03, 1}
+          };
+          for (int k = 0; k < 3; k++) {
+            const uint8_t *px = out->plane[0] + (size_t) (int) (0.78 * h) *
+                out->stride[0] + 4 * (int) ((0.1 + 0.15 * k) * w);
+            double dh = hue_error (src[k], px);
+            worst_hue = fmax (worst_hue, dh);
+            CHECK (dh < 4.0, "%s/%s patch %d -> %d %d %d: hue off by %.1f deg",
+                tm_in_name (fi), tm_op_name (op), k, px[0], px[1], px[2], dh);
+          }
+        }
+        ci_tonemap_free (tm);
+      }
+      tm_frame_free (out);
+    }
+    tm_frame_free (in);
+  }
+  /* the naive baseline: per-channel clipping of the same scene */
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, w, h, 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, w, h, 0);
+  tm_fill_scene (in, 0, 0, 1);
+  CiTonemap *tm = make (CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_CLIP, w, h,
+      0);
+  run (tm, in, out);
+  static const double src[3][3] = { {1, 0.02, 0.02}, {0.02, 1, 0.05},
+  {0.03, 0.03, 1}
+  };
+  for (int k = 0; k < 3; k++)
+    clip_hue = fmax (clip_hue, hue_error (src[k], out->plane[0] +
+            (size_t) (int) (0.78 * h) * out->stride[0] +
+            4 * (int) ((0.1 + 0.15 * k) * w)));
+  printf ("saturated BT.2020 patches: hue error %.2f deg with gamut mapping, "
+      "%.2f deg with per-channel clipping\n", worst_hue, clip_hue);
+  ci_tonemap_free (tm);
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
+int
+main (void)
+{
+  test_eotf ();
+  test_scan ();
+  test_stats (CI_TM_IN_P010, 1920, 1080);
+  test_stats (CI_TM_IN_I420_10, 321, 179);
+  test_stats (CI_TM_IN_RGBA64, 257, 131);
+  test_stats (CI_TM_IN_BGR10A2, 100, 51);
+  test_uniform_and_monotonic ();
+  test_constant_and_one_bin ();
+  test_flicker_and_cut ();
+  test_formats_and_gamut ();
+  if (failures)
+    fprintf (stderr, "%d failure(s)\n", failures);
+  else
+    printf ("all tonemap reference tests passed\n");
+  return failures ? 1 : 0;
+}
