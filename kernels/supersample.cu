@@ -33,37 +33,6 @@ load_px (const T * __restrict__ row, int x, float (&v)[C], int shift)
   }
 }
 
-/* One row of the footprint, columns in NPP's order: left partial, full, right partial. */
-template <typename T, int C, bool VEC>
-__device__ __forceinline__ void
-accum_row (const T * __restrict__ row, const CiSsSpan & xs, float wy,
-    float (&acc)[C], int shift)
-{
-  float v[C];
-  if (xs.w_first > 0.0f) {
-    const float w = __fmul_rn (xs.w_first, wy);
-    load_px<T, C, VEC> (row, xs.first - 1, v, shift);
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[c] = __fmaf_rn (v[c], w, acc[c]);
-  }
-  /* w = 1 * wy == wy exactly */
-#pragma unroll 4
-  for (int x = xs.first; x < xs.last; x++) {
-    load_px<T, C, VEC> (row, x, v, shift);
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[c] = __fmaf_rn (v[c], wy, acc[c]);
-  }
-  if (xs.w_last > 0.0f) {
-    const float w = __fmul_rn (xs.w_last, wy);
-    load_px<T, C, VEC> (row, xs.last, v, shift);
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[c] = __fmaf_rn (v[c], w, acc[c]);
-  }
-}
-
 struct Geo
 {
   const uint8_t *src;
@@ -78,31 +47,9 @@ struct Geo
 };
 
 template <typename T, int C, bool VEC>
-__global__ void
-supersample_kernel (Geo g)
+__device__ __forceinline__ void
+store_px (const Geo & g, int dx, int dy, const float (&acc)[C])
 {
-  const int dx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (dx >= g.dw || dy >= g.dh)
-    return;
-  const CiSsSpan xs = ci_ss_span (dx, g.sx, g.sw);
-  const CiSsSpan ys = ci_ss_span (dy, g.sy, g.sh);
-  float acc[C];
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    acc[c] = 0.0f;
-
-  /* Rows in NPP's order: top partial, full rows, bottom partial. */
-  if (ys.w_first > 0.0f)
-    accum_row<T, C, VEC> ((const T *) (g.src + (size_t) (ys.first - 1) * g.sstride),
-        xs, ys.w_first, acc, g.shift);
-  for (int y = ys.first; y < ys.last; y++)
-    accum_row<T, C, VEC> ((const T *) (g.src + (size_t) y * g.sstride), xs, 1.0f,
-        acc, g.shift);
-  if (ys.w_last > 0.0f)
-    accum_row<T, C, VEC> ((const T *) (g.src + (size_t) ys.last * g.sstride),
-        xs, ys.w_last, acc, g.shift);
-
   T *out = (T *) (g.dst + (size_t) dy * g.dstride) + dx * C;
   T r[C];
 #pragma unroll
@@ -125,9 +72,151 @@ supersample_kernel (Geo g)
   }
 }
 
+/* Slot j of an axis: position start + j, weight w_first / 1 / w_last / 0.
+ * A zero weight is an exact no-op in the chain (fma (v, 0, acc) == acc for
+ * finite v >= 0), so a fixed, fully unrolled slot count keeps NPP's order
+ * while every load is issued before the first multiply-add. */
+struct Axis
+{
+  int start, first, last;
+  float w_first, w_last;
+};
+
+__device__ __forceinline__ Axis
+make_axis (const CiSsSpan & sp)
+{
+  Axis a;
+  a.first = sp.first;
+  a.last = sp.last;
+  a.w_first = sp.w_first;
+  a.w_last = sp.w_last;
+  a.start = sp.w_first > 0.0f ? sp.first - 1 : sp.first;
+  return a;
+}
+
+__device__ __forceinline__ float
+axis_weight (const Axis & a, int pos)
+{
+  if (pos == a.first - 1)
+    return a.w_first;
+  if (pos < a.last)
+    return 1.0f;
+  return pos == a.last ? a.w_last : 0.0f;
+}
+
+template <typename T, int C, bool VEC, int N>
+__global__ void __launch_bounds__ (256)
+supersample_fixed_kernel (Geo g)
+{
+  const int dx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx >= g.dw || dy >= g.dh)
+    return;
+  const Axis ax = make_axis (ci_ss_span (dx, g.sx, g.sw));
+  const Axis ay = make_axis (ci_ss_span (dy, g.sy, g.sh));
+  float wx[N], wy[N];
+  int px[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    const int p = ax.start + j;
+    wx[j] = p < g.sw ? axis_weight (ax, p) : 0.0f;
+    px[j] = wx[j] != 0.0f ? p : ax.start;
+    wy[j] = (ay.start + j) < g.sh ? axis_weight (ay, ay.start + j) : 0.0f;
+  }
+  float v[N][N][C];
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    const T *row = (const T *) (g.src + (size_t) (wy[i] != 0.0f ? ay.start + i :
+            ay.start) * g.sstride);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      if (wy[i] != 0.0f && wx[j] != 0.0f) {
+        load_px<T, C, VEC> (row, px[j], v[i][j], g.shift);
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[i][j][c] = 0.0f;
+      }
+    }
+  }
+  float acc[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = 0.0f;
+#pragma unroll
+  for (int i = 0; i < N; i++)
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      const float w = __fmul_rn (wx[j], wy[i]);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = __fmaf_rn (v[i][j][c], w, acc[c]);
+    }
+  store_px<T, C, VEC> (g, dx, dy, acc);
+}
+
+/* Large footprints: one warp per output pixel loads a tile of the footprint
+ * into shared memory, coalesced and all at once; lane c then runs channel c's
+ * chain sequentially in NPP's order. */
+#define WARP_TILE 1024
 template <typename T, int C>
+__global__ void __launch_bounds__ (256)
+supersample_warp_kernel (Geo g)
+{
+  __shared__ float tile_all[8][WARP_TILE];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int out = blockIdx.x * 8 + warp;
+  if (out >= g.dw * g.dh)
+    return;                     /* whole warp leaves together */
+  float *tile = tile_all[warp];
+  const int dx = out % g.dw, dy = out / g.dw;
+  const CiSsSpan xs = ci_ss_span (dx, g.sx, g.sw);
+  const CiSsSpan ys = ci_ss_span (dy, g.sy, g.sh);
+  const int x0 = xs.w_first > 0.0f ? xs.first - 1 : xs.first;
+  const int x1 = xs.w_last > 0.0f ? xs.last + 1 : xs.last;   /* exclusive */
+  const int y0 = ys.w_first > 0.0f ? ys.first - 1 : ys.first;
+  const int y1 = ys.w_last > 0.0f ? ys.last + 1 : ys.last;
+  const int ncols = x1 - x0;
+  /* whole rows per tile when they fit, else column chunks of one row */
+  const int cols_per = min (ncols, WARP_TILE / C);
+  const int rows_per = cols_per == ncols ? max (1, WARP_TILE / (ncols * C)) : 1;
+  float acc = 0.0f;
+  for (int ty = y0; ty < y1; ty += rows_per) {
+    const int nr = min (rows_per, y1 - ty);
+    for (int tx = x0; tx < x1; tx += cols_per) {
+      const int nc = min (cols_per, x1 - tx);
+      const int rowlen = nc * C, n = nr * rowlen;
+      __syncwarp ();
+      for (int i = lane; i < n; i += 32) {
+        const int r = i / rowlen, k = i - r * rowlen;
+        const T *row = (const T *) (g.src + (size_t) (ty + r) * g.sstride);
+        tile[i] = (float) (__ldg (row + tx * C + k) >> g.shift);
+      }
+      __syncwarp ();
+      if (lane < C) {
+        for (int r = 0; r < nr; r++) {
+          const int y = ty + r;
+          const float wy = y < ys.first ? ys.w_first : (y < ys.last ? 1.0f : ys.w_last);
+          const float *tr = tile + r * rowlen + lane;
+#pragma unroll 4
+          for (int k = 0; k < nc; k++) {
+            const int x = tx + k;
+            const float wx = x < xs.first ? xs.w_first : (x < xs.last ? 1.0f : xs.w_last);
+            acc = __fmaf_rn (tr[k * C], __fmul_rn (wx, wy), acc);
+          }
+        }
+      }
+    }
+  }
+  if (lane < C) {
+    T *o = (T *) (g.dst + (size_t) dy * g.dstride) + dx * C + lane;
+    *o = (T) (ci_ss_round (acc, g.inv, g.maxval) << g.shift);
+  }
+}
+
+template <typename T, int C, bool VEC, int N>
 cudaError_t
-launch_tc (const Geo & g, bool vec, cudaStream_t stream)
+launch_fixed (const Geo & g, cudaStream_t stream)
 {
   /* Narrow outputs (e.g. 3 columns) still fill warps: take more rows per block. */
   int bx = 32;
@@ -137,24 +226,53 @@ launch_tc (const Geo & g, bool vec, cudaStream_t stream)
   dim3 grid ((g.dw + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
   if (grid.y > 65535)
     return cudaErrorInvalidConfiguration;
-  if (vec)
-    supersample_kernel<T, C, true> <<<grid, block, 0, stream>>> (g);
-  else
-    supersample_kernel<T, C, false> <<<grid, block, 0, stream>>> (g);
+  supersample_fixed_kernel<T, C, VEC, N> <<<grid, block, 0, stream>>> (g);
+  return cudaGetLastError ();
+}
+
+template <typename T, int C, bool VEC>
+cudaError_t
+launch_tc (const Geo & g, int n, cudaStream_t stream)
+{
+  if (n <= 2)
+    return launch_fixed<T, C, VEC, 2> (g, stream);
+  if (n <= 3)
+    return launch_fixed<T, C, VEC, 3> (g, stream);
+  if (n <= 4)
+    return launch_fixed<T, C, VEC, 4> (g, stream);
+  if (n <= 6)
+    return launch_fixed<T, C, VEC, 6> (g, stream);
+  const long long outs = (long long) g.dw * g.dh;
+  const long long blocks = (outs + 7) / 8;
+  if (blocks > 0x7fffffffLL)
+    return cudaErrorInvalidConfiguration;
+  supersample_warp_kernel<T, C> <<<(unsigned) blocks, 256, 0, stream>>> (g);
   return cudaGetLastError ();
 }
 
 template <typename T>
 cudaError_t
-launch_t (const Geo & g, int C, bool vec, cudaStream_t stream)
+launch_t (const Geo & g, int C, bool vec, int n, cudaStream_t stream)
 {
   switch (C) {
-    case 1: return launch_tc<T, 1> (g, false, stream);
-    case 2: return launch_tc<T, 2> (g, vec, stream);
-    case 3: return launch_tc<T, 3> (g, false, stream);
-    case 4: return launch_tc<T, 4> (g, vec, stream);
+    case 1: return launch_tc<T, 1, false> (g, n, stream);
+    case 2: return vec ? launch_tc<T, 2, true> (g, n, stream) :
+          launch_tc<T, 2, false> (g, n, stream);
+    case 3: return launch_tc<T, 3, false> (g, n, stream);
+    case 4: return vec ? launch_tc<T, 4, true> (g, n, stream) :
+          launch_tc<T, 4, false> (g, n, stream);
     default: return cudaErrorInvalidValue;
   }
+}
+
+/* Most samples any output touches along one axis, in O(1) so the host never
+ * lags the GPU: an integer factor k lands on pixel edges (d*k is exact), so
+ * exactly k samples; otherwise at most floor(s) full samples plus two partial ones. */
+int
+max_slots (float s)
+{
+  const float f = floorf (s);
+  return f == s ? (int) f : (int) f + 2;
 }
 
 }  // namespace
@@ -189,5 +307,7 @@ ci_cuda_supersample_plane (const void *src, const CiSsPlane * sp,
   const bool vec = ((uintptr_t) src % px) == 0 && ((uintptr_t) dst % px) == 0
       && sp->stride % px == 0 && dp->stride % px == 0;
   cudaStream_t s = (cudaStream_t) stream;
-  return bps == 1 ? launch_t<uint8_t> (g, C, vec, s) : launch_t<uint16_t> (g, C, vec, s);
+  const int nx = max_slots (g.sx), ny = max_slots (g.sy);
+  const int n = nx > ny ? nx : ny;
+  return bps == 1 ? launch_t<uint8_t> (g, C, vec, n, s) : launch_t<uint16_t> (g, C, vec, n, s);
 }
