@@ -73,6 +73,7 @@ main (int argc, char **argv)
     sgm_params_init (&p, k->w, k->h);
     p.num_disp = k->D;
     p.paths = k->paths;
+    p.lr_max_diff = 1;          /* as libSGM's default */
     const size_t img = (size_t) k->w * k->h;
     /* enough pairs to exceed 128 MB of input, at least 2 */
     int npairs = (int) ((128u << 20) / (2 * img)) + 1;
@@ -112,7 +113,7 @@ main (int argc, char **argv)
     uint16_t *sum;
     CK (cudaMalloc ((void **) &cl, img * 8));
     CK (cudaMalloc ((void **) &cr, img * 8));
-    CK (cudaMalloc ((void **) &sum, img * k->D * 2));
+    CK (cudaMalloc ((void **) &sum, img * sgm_sum_stride (k->D) * 2));
     KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
     KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
     for (int r = -1; r < runs; r++) {

@@ -43,23 +43,36 @@ cs (ci_stream_t s)
 
 /* ---------------- census ---------------- */
 
-__global__ void
+#define CEN_BX 32
+#define CEN_BY 8
+
+/* The block's luma tile (with the 4/3-pixel apron, edges clamped) is read
+ * once into shared memory; each thread then reads its 9x7 window there. */
+__global__ void __launch_bounds__ (CEN_BX * CEN_BY)
 census_kernel (const uint8_t * __restrict__ img, size_t stride, SgmLuma luma,
     int W, int H, int census, uint64_t * __restrict__ out)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  __shared__ int tile[CEN_BY + 6][CEN_BX + 8];
+  const int x0 = blockIdx.x * CEN_BX - 4, y0 = blockIdx.y * CEN_BY - 3;
+  for (int i = threadIdx.y * CEN_BX + threadIdx.x;
+      i < (CEN_BY + 6) * (CEN_BX + 8); i += CEN_BX * CEN_BY) {
+    const int r = i / (CEN_BX + 8), c = i % (CEN_BX + 8);
+    tile[r][c] = sgm_luma_at (img, stride, luma,
+        sgm_clampi (x0 + c, 0, W - 1), sgm_clampi (y0 + r, 0, H - 1));
+  }
+  __syncthreads ();
+  const int x = blockIdx.x * CEN_BX + threadIdx.x;
+  const int y = blockIdx.y * CEN_BY + threadIdx.y;
   if (x >= W || y >= H)
     return;
+  /* clamping the window inside the tile equals clamping in the image, as
+   * the tile itself holds clamped pixels */
   int win[7][9];
 #pragma unroll
-  for (int r = 0; r < 7; r++) {
-    int yy = sgm_clampi (y + r - 3, 0, H - 1);
+  for (int r = 0; r < 7; r++)
 #pragma unroll
     for (int c = 0; c < 9; c++)
-      win[r][c] = sgm_luma_at (img, stride, luma, sgm_clampi (x + c - 4, 0,
-              W - 1), yy);
-  }
+      win[r][c] = tile[threadIdx.y + r][threadIdx.x + c];
   out[(size_t) y * W + x] = sgm_census_from_window (win, census);
 }
 
@@ -67,7 +80,8 @@ extern "C" int
 sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
     int width, int height, int census, uint64_t * out, ci_stream_t stream)
 {
-  dim3 b (32, 8), g ((width + 31) / 32, (height + 7) / 8);
+  dim3 b (CEN_BX, CEN_BY), g ((width + CEN_BX - 1) / CEN_BX,
+      (height + CEN_BY - 1) / CEN_BY);
   census_kernel <<< g, b, 0, cs (stream) >>> (img, stride, luma, width,
       height, census, out);
   CHECK_LAUNCH ();
@@ -105,29 +119,38 @@ sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
 
 struct AggArgs
 {
-  int W, H, D, min_disp, p1, p2, cmax, dx, dy, accumulate, nlines;
+  int W, H, D, Ds, min_disp, p1, p2, cmax, dx, dy, accumulate, nlines;
 };
 
+/* Warp minima over all 32 lanes (always a full warp here). */
 __device__ __forceinline__ int
 warp_min (int v)
 {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync (FULL, v);
+#else
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     int u = __shfl_xor_sync (FULL, v, o);
     v = u < v ? u : v;
   }
   return v;
+#endif
 }
 
 __device__ __forceinline__ unsigned
 warp_min_u (unsigned v)
 {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync (FULL, v);
+#else
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     unsigned u = __shfl_xor_sync (FULL, v, o);
     v = u < v ? u : v;
   }
   return v;
+#endif
 }
 
 /* Start pixel and length of path line @i for direction (dx, dy). */
@@ -153,28 +176,72 @@ line_start (const AggArgs & a, int i, int &sx, int &sy, int &len)
   len = lx < ly ? lx : ly;
 }
 
-/* K disparities per lane; loads run PF steps ahead of the arithmetic so a
- * lone warp per line still keeps several memory requests in flight. */
-template < int K, int PF >
+__device__ __forceinline__ void
+cp_async16 (void *smem, const void *gmem)
+{
+  unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r" (sa),
+      "l" (gmem));
+}
+
+__device__ __forceinline__ void
+cp_async_commit ()
+{
+  asm volatile ("cp.async.commit_group;\n"::);
+}
+
+template < int N > __device__ __forceinline__ void
+cp_async_wait ()
+{
+  asm volatile ("cp.async.wait_group %0;\n"::"n" (N));
+}
+
+/* Ring depth for the partial sums: about 8 KiB in flight per path line,
+ * which is what keeps HBM busy with only one warp per line. */
+template < int K > struct AggCfg
+{
+  static constexpr int PF = K <= 4 ? 4 : K <= 8 ? 2 : 1;
+  static constexpr int R0 = 8192 / (64 * K);
+  static constexpr int R = R0 > 32 ? 32 : R0 < 2 ? 2 : R0;
+};
+
+/* K disparities per lane.  Census words are loaded PF steps ahead into
+ * registers; the partial sums S of the steps ahead stream into a per-warp
+ * shared-memory ring with cp.async, R steps ahead, so no DRAM round trip
+ * sits in the step-to-step dependency chain. */
+template < int K >
 __global__ void __launch_bounds__ (AGG_WARPS * 32)
 agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
     uint16_t * __restrict__ acc, AggArgs a)
 {
-  const int lane = threadIdx.x & 31;
-  const int line = blockIdx.x * AGG_WARPS + (threadIdx.x >> 5);
+  constexpr int PF = AggCfg < K >::PF, R = AggCfg < K >::R;
+  extern __shared__ uint4 agg_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int line = blockIdx.x * AGG_WARPS + warp;
   if (line >= a.nlines)
     return;                     /* whole warp leaves together */
   int sx, sy, len;
   line_start (a, line, sx, sy, len);
+  uint16_t *ring = (uint16_t *) agg_smem + (size_t) warp * R * a.Ds;
+  const int pieces = a.Ds / 8;  /* 16-byte pieces per pixel */
+
+  auto fetch_sum = [&](int t) {
+    if (a.accumulate && t < len) {
+      const int x = sx + t * a.dx, y = sy + t * a.dy;
+      const uint16_t *g = acc + ((size_t) y * a.W + x) * a.Ds;
+      uint16_t *r = ring + (t % R) * a.Ds;
+      for (int i = lane; i < pieces; i += 32)
+        cp_async16 (r + i * 8, g + i * 8);
+    }
+    cp_async_commit ();         /* one group per step, empty or not */
+  };
 
   uint64_t lw[PF];
   uint64_t rw[PF][K];
-  uint16_t sv[PF][K];
   int prev[K];
   int prev_min = 0;
 
-  auto load = [&](int slot_unused, uint64_t & l, uint64_t (&r)[K],
-      uint16_t (&s)[K], int t) {
+  auto load = [&](uint64_t & l, uint64_t (&r)[K], int t) {
     const int x = sx + t * a.dx, y = sy + t * a.dy;
     const size_t row = (size_t) y * a.W;
     l = __ldg (cl + row + x);
@@ -183,15 +250,15 @@ agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
       const int d = k * 32 + lane;
       const int xr = x - a.min_disp - d;
       r[k] = (d < a.D && xr >= 0 && xr < a.W) ? __ldg (cr + row + xr) : 0;
-      s[k] = (a.accumulate && d < a.D) ?
-          acc[(row + x) * a.D + d] : (uint16_t) 0;
     }
   };
 
+  for (int t = 0; t < R; t++)
+    fetch_sum (t);
 #pragma unroll
   for (int j = 0; j < PF; j++)
     if (j < len)
-      load (j, lw[j], rw[j], sv[j], j);
+      load (lw[j], rw[j], j);
 
   for (int t0 = 0; t0 < len; t0 += PF) {
 #pragma unroll
@@ -207,6 +274,8 @@ agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
         const int xr = x - a.min_disp - d;
         c[k] = (xr >= 0 && xr < a.W) ? __popcll (lw[j] ^ rw[j][k]) : a.cmax;
       }
+      if (t + PF < len)
+        load (lw[j], rw[j], t + PF);
       if (t == 0) {
 #pragma unroll
         for (int k = 0; k < K; k++)
@@ -238,26 +307,38 @@ agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
         m = prev[k] < m ? prev[k] : m;
       prev_min = warp_min (m);
 
-      const size_t base = ((size_t) y * a.W + x) * a.D;
+      /* this step's partial sums are in the ring once its group is done */
+      cp_async_wait < R - 1 > ();
+      __syncwarp ();
+      const uint16_t *r = ring + (t % R) * a.Ds;
+      uint16_t *g = acc + ((size_t) y * a.W + x) * a.Ds;
 #pragma unroll
       for (int k = 0; k < K; k++) {
         const int d = k * 32 + lane;
-        if (d < a.D)
-          acc[base + d] = (uint16_t) (sv[j][k] + prev[k]);
+        /* padding up to Ds is kept at 0 so that the ring never copies
+         * uninitialised memory */
+        if (d < a.Ds)
+          g[d] = d < a.D ?
+              (uint16_t) ((a.accumulate ? r[d] : 0) + prev[k]) : 0;
       }
-      if (t + PF < len)
-        load (j, lw[j], rw[j], sv[j], t + PF);
+      __syncwarp ();            /* the slot is read before it is refilled */
+      fetch_sum (t + R);
     }
   }
+  cp_async_wait < 0 > ();
 }
 
 template < int K > static int
 launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
     const AggArgs & a, cudaStream_t s)
 {
-  constexpr int PF = K <= 4 ? 4 : K <= 8 ? 2 : 1;
+  constexpr int R = AggCfg < K >::R;
   int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
-  agg_kernel < K, PF > <<< blocks, AGG_WARPS * 32, 0, s >>> (cl, cr, acc, a);
+  size_t smem = a.accumulate ? (size_t) AGG_WARPS * R * a.Ds * 2 : 0;
+  if (smem > 48 * 1024)
+    CHECK (cudaFuncSetAttribute (agg_kernel < K >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  agg_kernel < K > <<< blocks, AGG_WARPS * 32, smem, s >>> (cl, cr, acc, a);
   CHECK_LAUNCH ();
   return 0;
 }
@@ -294,6 +375,7 @@ sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
   a.W = p->width;
   a.H = p->height;
   a.D = p->num_disp;
+  a.Ds = sgm_sum_stride (p->num_disp);
   a.min_disp = p->min_disp;
   a.p1 = p->p1;
   a.p2 = sgm_effective_p2 (p->p1, p->p2);
@@ -310,7 +392,7 @@ sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
 
 struct WtaArgs
 {
-  int W, H, D, min_disp, uniqueness, subpixel, want_right;
+  int W, H, D, Ds, min_disp, uniqueness, subpixel, want_right;
 };
 
 /* Block: one row, WTA_TILE pixels; right-view minima for the xr those
@@ -338,7 +420,7 @@ wta_kernel (const uint16_t * __restrict__ sum, WtaArgs a,
     if (x >= a.W)
       break;                    /* warp-uniform */
     const size_t pix = (size_t) y * a.W + x;
-    const uint16_t *s = sum + pix * a.D;
+    const uint16_t *s = sum + pix * a.Ds;
     unsigned v[K];
     unsigned best = 0xffffffffu;
 #pragma unroll
@@ -410,6 +492,7 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
   a.W = p->width;
   a.H = p->height;
   a.D = p->num_disp;
+  a.Ds = sgm_sum_stride (p->num_disp);
   a.min_disp = p->min_disp;
   a.uniqueness = p->uniqueness;
   a.subpixel = p->subpixel;
@@ -550,7 +633,7 @@ extern "C" size_t
 sgm_cuda_bytes_needed (const SgmParams * p)
 {
   const size_t n = (size_t) p->width * p->height;
-  return 2 * align256 (n * 8) + align256 (n * p->num_disp * 2) +
+  return 2 * align256 (n * 8) + align256 (n * sgm_sum_stride (p->num_disp) * 2) +
       2 * align256 (n * 2) + align256 (n * 4);
 }
 
@@ -615,7 +698,7 @@ sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
   uint64_t *cr = (uint64_t *) m;
   m += align256 (n * 8);
   uint16_t *sum = (uint16_t *) m;
-  m += align256 (n * p->num_disp * 2);
+  m += align256 (n * sgm_sum_stride (p->num_disp) * 2);
   int16_t *tmp = (int16_t *) m;
   m += align256 (n * 2);
   int16_t *dint = (int16_t *) m;

@@ -32,11 +32,13 @@ int sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
 /* cost volume (tests only), layout as sgm_ref_cost_volume. */
 int sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream);
-/* acc = L_dir or acc += L_dir (uint16, (y*W + x)*D + d). */
+/* acc = L_dir or acc += L_dir (uint16, (y*W + x)*Ds + d with
+ * Ds = sgm_sum_stride (D); the elements d >= D are never touched). */
 int sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, int dir, uint16_t * acc, int accumulate,
     ci_stream_t stream);
-/* Left WTA (disp, dint as the reference) and, when right_key is not NULL,
+/* @sum has the layout of sgm_cuda_aggregate_path.
+ * Left WTA (disp, dint as the reference) and, when right_key is not NULL,
  * the right-view minimum as packed keys (cost << 11 | d, 0xffffffff = none;
  * right_key must hold 0xffffffff on entry). */
 int sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,

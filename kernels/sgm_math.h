@@ -100,6 +100,14 @@ sgm_dir_dy (int i)
   return (i == 2 || i == 4 || i == 5) ? 1 : (i == 3 || i == 6 || i == 7) ? -1 : 0;
 }
 
+/* Elements per pixel of the CUDA sum volume: D rounded up to 8 so that
+ * every pixel's run is 16-byte aligned (the reference stores exactly D). */
+CI_HD int
+sgm_sum_stride (int num_disp)
+{
+  return (num_disp + 7) & ~7;
+}
+
 CI_HD int
 sgm_clampi (int v, int lo, int hi)
 {

@@ -28,7 +28,7 @@
 
 struct TmDevState
 {
-  float smin, smax;
+  float smin, smax, blo, bhi;
   int count, cuts;
 };
 
@@ -275,7 +275,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
       for (int b = t; b < bins; b += TM_UPD)
         s[b] = ci_tm_frac (g_hist[b], total);
       if (t == 0) {
-        TmDevState n = { fmin, fmax, 1, cur.cuts };
+        TmDevState n = { fmin, fmax, fmin, fmax, 1, cur.cuts };
         *st = n;
       }
     } else {
@@ -302,7 +302,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
         for (int b = t; b < bins; b += TM_UPD)
           s[b] = CI_TM_ONE / (uint64_t) bins;
         if (t == 0) {
-          TmDevState n = { fmin, fmax, 0, cur.cuts + 1 };
+          TmDevState n = { fmin, fmax, fmin, fmax, 0, cur.cuts + 1 };
           *st = n;
         }
       } else {
@@ -311,8 +311,9 @@ tm_update_kernel (int bins, uint32_t total, int window,
           s[b] = ci_tm_ema_u64 (s[b], ci_tm_frac (g_hist[b], total), k);
         if (t == 0) {
           TmDevState n = { ci_tm_ema_f (cur.smin, fmin, k),
-            ci_tm_ema_f (cur.smax, fmax, k), k, cur.cuts
+            ci_tm_ema_f (cur.smax, fmax, k), cur.blo, cur.bhi, k, cur.cuts
           };
+          ci_tm_bin_range (n.smin, n.smax, &n.blo, &n.bhi);
           *st = n;
         }
       }
@@ -333,7 +334,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
   if (src < 1e-3f)
     src = 1e-3f;
   if (t == 0) {
-    CiTmMapRange r = { ns.smin, ci_tm_range_scale (ns.smin, ns.smax, bins),
+    CiTmMapRange r = { ns.blo, ci_tm_range_scale (ns.blo, ns.bhi, bins),
       src, 1
     };
     *range = r;
@@ -589,6 +590,7 @@ ci_tm_cuda_set_runtime (CiTmCuda * tm, const CiTmCudaRuntime * rt,
 static int
 tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
 {
+  CK (tm_reset_stats (tm, s));
   if (tm->impl == CI_TM_STATS_CUB) {
     size_t n = (size_t) tm->p.width * tm->p.height, bytes = tm->tmp_bytes;
     dim3 g ((tm->p.width + 255) / 256, tm->p.height);

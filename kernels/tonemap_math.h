@@ -418,6 +418,19 @@ ci_tm_hist_target (uint64_t cdf_excl_b, uint64_t cdf_excl_top, int degenerate)
   return ci_tm_bt709_inv_oetf_f (c);
 }
 
+/* Binning range with hysteresis: it follows the smoothed range only when
+ * that drifts by more than 2 % (+0.005): a jittering range would
+ * misregister the averaged histogram against the bins and flicker. */
+CI_HD void
+ci_tm_bin_range (float smin, float smax, float *blo, float *bhi)
+{
+  float tol = 0.02f * (*bhi - *blo) + 0.005f;
+  if (fabsf (smin - *blo) > tol || fabsf (smax - *bhi) > tol) {
+    *blo = smin;
+    *bhi = smax;
+  }
+}
+
 /* ---- per-pixel stages ---- */
 /* Table lookup with linear interpolation, v clamped to [0,1]. */
 CI_HD float

@@ -28,12 +28,13 @@ sgm_params_init (SgmParams * p, int width, int height)
   p->height = height;
   p->num_disp = 64;
   p->min_disp = 0;
-  p->p1 = 10;
-  p->p2 = 120;
+  /* chosen on tsukuba/venus/cones, see docs/sgm.md */
+  p->p1 = 20;
+  p->p2 = 90;
   p->paths = 8;
   p->census = SGM_CENSUS_9X7;
   p->uniqueness = 973;          /* 0.95 */
-  p->lr_max_diff = 1;
+  p->lr_max_diff = -1;
   p->subpixel = 1;
   p->median = 1;
 }

@@ -131,7 +131,7 @@ ci_tm_state_init (CiTmState * st, int bins)
 {
   st->bins = bins;
   st->s = calloc ((size_t) bins, sizeof (uint64_t));
-  st->smin = st->smax = 0.0f;
+  st->smin = st->smax = st->blo = st->bhi = 0.0f;
   st->count = 0;
   st->cuts = 0;
 }
@@ -153,8 +153,8 @@ ci_tm_state_update (CiTmState * st, const uint32_t * hist, uint32_t total,
   if (fresh || st->count == 0) {
     for (int b = 0; b < bins; b++)
       st->s[b] = ci_tm_frac (hist[b], total);
-    st->smin = fmin;
-    st->smax = fmax;
+    st->smin = st->blo = fmin;
+    st->smax = st->bhi = fmax;
     st->count = 1;
     return 0;
   }
@@ -172,8 +172,8 @@ ci_tm_state_update (CiTmState * st, const uint32_t * hist, uint32_t total,
      * gives the range; the next frame restarts the average. */
     for (int b = 0; b < bins; b++)
       st->s[b] = CI_TM_ONE / (uint64_t) bins;
-    st->smin = fmin;
-    st->smax = fmax;
+    st->smin = st->blo = fmin;
+    st->smax = st->bhi = fmax;
     st->count = 0;
     st->cuts++;
     return 1;
@@ -183,6 +183,7 @@ ci_tm_state_update (CiTmState * st, const uint32_t * hist, uint32_t total,
     st->s[b] = ci_tm_ema_u64 (st->s[b], ci_tm_frac (hist[b], total), k);
   st->smin = ci_tm_ema_f (st->smin, fmin, k);
   st->smax = ci_tm_ema_f (st->smax, fmax, k);
+  ci_tm_bin_range (st->smin, st->smax, &st->blo, &st->bhi);
   st->count = k;
   return cut;
 }
@@ -201,8 +202,8 @@ void
 ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
     float *map_lut, CiTmMapRange * range)
 {
-  range->lmin = st->smin;
-  range->scale = ci_tm_range_scale (st->smin, st->smax, st->bins);
+  range->lmin = st->blo;
+  range->scale = ci_tm_range_scale (st->blo, st->bhi, st->bins);
   range->src_peak = cfg->source_peak > 0.0f ? cfg->source_peak :
       ci_tm_exp2f (st->smax * CI_TM_LOG2_10) - CI_TM_EPS;
   if (range->src_peak < 1e-3f)

@@ -50,6 +50,7 @@ typedef struct
   int bins;
   uint64_t *s;                  /* smoothed histogram, fractions of CI_TM_ONE */
   float smin, smax;             /* smoothed log10 range */
+  float blo, bhi;               /* binning range (smoothed range with hysteresis) */
   int count;                    /* frames in the running average (0: none) */
   int cuts;                     /* scene cuts detected so far */
 } CiTmState;

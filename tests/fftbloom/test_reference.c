@@ -125,6 +125,9 @@ test_transfer (void)
   EXPECT (ci_fb_good_size (1981) == 2000 && ci_fb_good_size (37) == 40
       && ci_fb_good_size (1176) == 1176 && ci_fb_good_size (1) == 2,
       "good sizes");
+  EXPECT (ci_fb_fast_size (2016) == 2048 && ci_fb_fast_size (1176) == 1200
+      && ci_fb_fast_size (2880) == 2880 && ci_fb_fast_size (65) == 70
+      && ci_fb_fast_size (2041) == 2048, "fast sizes");
 }
 
 static void

@@ -1,0 +1,224 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cputonemap
+ * @title: cputonemap
+ *
+ * HDR to SDR tone mapping on the CPU: the C reference of #cudatonemap, with
+ * the same properties, caps and output (to one code value). PQ, HLG, linear
+ * or sRGB input with BT.2020 or BT.709 primaries; 8-bit BT.709 output,
+ * gamut-mapped without hue shifts. The default operator equalises the
+ * log-luminance histogram, smoothed over time with scene-cut detection.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=hdr10.mkv ! matroskademux ! h265parse ! \
+ *   avdec_h265 ! cputonemap ! videoconvert ! autovideosink
+ * ]|
+ * A 16-bit PQ-encoded PNG still:
+ * |[
+ * gst-launch-1.0 filesrc location=scene.png ! pngdec ! videoconvert ! \
+ *   video/x-raw,format=RGBA64_LE ! cputonemap input-transfer=pq smoothing=0 ! \
+ *   pngenc ! filesink location=sdr.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcputonemap.h"
+#include "gsttonemapcommon.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cpu_tonemap_debug);
+#define GST_CAT_DEFAULT gst_cpu_tonemap_debug
+
+struct _GstCpuTonemap
+{
+  GstVideoFilter parent;
+  GstTonemapSettings settings;
+
+  /* streaming thread */
+  CiTonemap *tm;
+  CiTmConfig cfg;
+  gfloat meta_peak;
+  guint runtime_serial, layout_serial;
+  gboolean need_reset;
+};
+
+G_DEFINE_TYPE (GstCpuTonemap, gst_cpu_tonemap, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cputonemap, "cputonemap", GST_RANK_NONE,
+    GST_TYPE_CPU_TONEMAP);
+
+static void
+gst_cpu_tonemap_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (object);
+  gst_tonemap_set_property (object, &self->settings, prop_id, value, pspec);
+}
+
+static void
+gst_cpu_tonemap_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (object);
+  gst_tonemap_get_property (object, &self->settings, prop_id, value, pspec);
+}
+
+static void
+gst_cpu_tonemap_finalize (GObject * object)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (object);
+  ci_tonemap_free (self->tm);
+  G_OBJECT_CLASS (gst_cpu_tonemap_parent_class)->finalize (object);
+}
+
+static GstCaps *
+gst_cpu_tonemap_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret = gst_tonemap_transform_caps (direction, caps, filter);
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
+  return ret;
+}
+
+static gboolean
+gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (filter);
+  if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
+          incaps, in_info, out_info, &self->cfg, &self->meta_peak)) {
+    GST_ERROR_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+  gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
+      &self->cfg, &self->runtime_serial, &self->layout_serial);
+  ci_tonemap_free (self->tm);
+  self->tm = ci_tonemap_new (&self->cfg);
+  return TRUE;
+}
+
+static gboolean
+gst_cpu_tonemap_stop (GstBaseTransform * trans)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (trans);
+  ci_tonemap_free (self->tm);
+  self->tm = NULL;
+  return TRUE;
+}
+
+static gboolean
+gst_cpu_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (trans);
+  /* after a seek the history belongs to another part of the stream */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    self->need_reset = TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cpu_tonemap_parent_class)->sink_event
+      (trans, event);
+}
+
+static GstFlowReturn
+gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCpuTonemap *self = GST_CPU_TONEMAP (filter);
+  guint rs, ls;
+  CiTmInPlanes ip = { {0} };
+  CiTmOutPlanes op = { {0} };
+
+  if (!self->tm)
+    return GST_FLOW_NOT_NEGOTIATED;
+  gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
+      &self->cfg, &rs, &ls);
+  if (ls != self->layout_serial) {
+    /* bins / transfer / input peak: a new pipeline, new history */
+    gfloat meta;
+    CiTmConfig cfg;
+    if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
+            NULL, &filter->in_info, &filter->out_info, &cfg, &meta))
+      return GST_FLOW_NOT_NEGOTIATED;
+    cfg.source_peak = self->cfg.source_peak;    /* keeps the caps' metadata */
+    self->cfg = cfg;
+    ci_tonemap_free (self->tm);
+    self->tm = ci_tonemap_new (&self->cfg);
+    self->layout_serial = ls;
+    self->runtime_serial = rs;
+  } else if (rs != self->runtime_serial) {
+    ci_tonemap_set_runtime (self->tm, &self->cfg);
+    self->runtime_serial = rs;
+  }
+  if (self->need_reset) {
+    ci_tonemap_reset (self->tm);
+    self->need_reset = FALSE;
+  }
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in) && p < 3; p++) {
+    ip.data[p] = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    ip.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+  }
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (out) && p < 3; p++) {
+    op.data[p] = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    op.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+  }
+  ci_tonemap_process (self->tm, &ip, &op);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstCaps *caps;
+
+  gobject_class->set_property = gst_cpu_tonemap_set_property;
+  gobject_class->get_property = gst_cpu_tonemap_get_property;
+  gobject_class->finalize = gst_cpu_tonemap_finalize;
+  gst_tonemap_install_properties (gobject_class);
+
+  caps = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (GST_TONEMAP_SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  gst_element_class_set_static_metadata (element_class,
+      "CPU HDR to SDR tone mapper", "Filter/Converter/Video",
+      "HDR (PQ/HLG/linear) to 8-bit BT.709 tone mapping with temporal "
+      "smoothing (CPU reference)", "gst-cuda-imaging developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_tonemap_fixate_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_stop);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_set_info);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_frame);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cpu_tonemap_debug, "cputonemap", 0,
+      "CPU HDR to SDR tone mapper");
+}
+
+static void
+gst_cpu_tonemap_init (GstCpuTonemap * self)
+{
+  gst_tonemap_settings_init (&self->settings);
+}

@@ -1,0 +1,77 @@
+/* gst-cuda-imaging: what cudasgm and cpusgm share (properties, caps, layout)
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include "../reference/sgm.h"
+
+G_BEGIN_DECLS
+
+#define GST_SGM_SINK_FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, ARGB, " \
+  "ABGR, RGBx, BGRx, xRGB, xBGR, I420, NV12 }"
+#define GST_SGM_SRC_FORMATS "{ GRAY16_LE, GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define GST_SGM_SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_SGM_SINK_FORMATS)
+#define GST_SGM_SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_SGM_SRC_FORMATS)
+
+typedef enum
+{
+  GST_SGM_LAYOUT_SIDE_BY_SIDE = 0,
+  GST_SGM_LAYOUT_TOP_BOTTOM = 1
+} GstSgmLayout;
+
+#define GST_TYPE_SGM_LAYOUT (gst_sgm_layout_get_type ())
+GType gst_sgm_layout_get_type (void);
+#define GST_TYPE_SGM_CENSUS (gst_sgm_census_get_type ())
+GType gst_sgm_census_get_type (void);
+
+/* Property storage; read and written under the object lock. */
+typedef struct
+{
+  gint num_disparities;
+  gint min_disparity;
+  gint p1, p2;
+  gint paths;
+  gint census;                  /* SgmCensusKind */
+  gdouble uniqueness;
+  gint lr_max_diff;
+  gboolean subpixel;
+  gboolean median;
+  GstSgmLayout layout;
+} GstSgmSettings;
+
+void gst_sgm_settings_init (GstSgmSettings * s);
+/* Installs every property with ids from @first_id on. */
+void gst_sgm_install_properties (GObjectClass * klass, guint first_id);
+/* FALSE when @prop_id is not one of ours. */
+gboolean gst_sgm_set_property (GObject * obj, GstSgmSettings * s,
+    guint first_id, guint prop_id, const GValue * value);
+gboolean gst_sgm_get_property (GObject * obj, GstSgmSettings * s,
+    guint first_id, guint prop_id, GValue * value);
+
+/* Where the two views are and what to read, fixed at caps time. */
+typedef struct
+{
+  gint view_width, view_height;
+  GstSgmLayout layout;
+  SgmLuma luma;
+  gsize right_offset;           /* bytes from the left view to the right */
+  SgmOutFormat out;
+} GstSgmGeometry;
+
+/* From negotiated caps; FALSE (with a debug message) if they do not fit. */
+gboolean gst_sgm_geometry_from_info (GstBaseTransform * trans,
+    const GstSgmSettings * s, const GstVideoInfo * in,
+    const GstVideoInfo * out, GstSgmGeometry * g);
+/* Snapshot of the settings (under the object lock) as algorithm parameters. */
+void gst_sgm_params (GObject * obj, const GstSgmSettings * s,
+    const GstSgmGeometry * g, SgmParams * p);
+
+/* Feature-less caps arithmetic (one view out of a stereo frame). */
+GstCaps *gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+
+G_END_DECLS

@@ -1,0 +1,42 @@
+/* cudafftbloom: the same cases as cpufftbloom, each output within one code
+ * value of the C reference, plus CUDA-memory caps through cudaupload /
+ * cudadownload. Exits 77 (skip) without a CUDA device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#define FACTORY "cudafftbloom"
+#define TOL 1
+#include "../../fftbloom/fftbloom-checks.h"
+
+GST_START_TEST (test_cuda_memory)
+{
+  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
+  if (!up) {
+    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+    return;
+  }
+  gst_object_unref (up);
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! cudafftbloom "
+      "threshold=0.3 ! video/x-raw(memory:CUDAMemory) ! cudadownload");
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 45, 27, FALSE);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  gst_harness_set_sink_caps (h, caps);
+  Setup s;
+  setup_defaults (&s);
+  s.p.threshold = 0.3f;
+  push_and_check (h, &info, &s, 40, "CUDA memory in and out");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+int
+main (int argc, char **argv)
+{
+  Suite *s = fftbloom_suite ();
+  TCase *tc = tcase_create ("cuda-memory");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_cuda_memory);
+  return ci_check_main (s, "cudafftbloom", argc, argv);
+}

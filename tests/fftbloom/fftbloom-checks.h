@@ -1,0 +1,348 @@
+/* GstHarness cases shared by cpufftbloom and cudafftbloom: every output is
+ * compared with the C reference run on the same frame with the kernel the
+ * properties describe (cpu: identical; cuda: within TOL code values).
+ * Define FACTORY and TOL before including.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "citest.h"
+#include "../../reference/fftbloom.h"
+
+/* What the element's properties are in a case, for the reference run. */
+typedef struct
+{
+  CiFbParams p;
+  CiFbGlare glare;
+  float kernel_size;
+  const char *image;            /* kernel-location or NULL */
+  float cx, cy;
+  int scale;
+} Setup;
+
+static void
+setup_defaults (Setup * s)
+{
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  fail_unless (e != NULL);
+  gint sc;
+  g_object_get (e, "intensity", &s->p.intensity, "threshold", &s->p.threshold,
+      "knee", &s->p.knee, "kernel-size", &s->kernel_size, "resolution-scale",
+      &sc, "core-size", &s->glare.core_size, "halo-strength",
+      &s->glare.halo_strength, "halo-size", &s->glare.halo_size,
+      "spike-strength", &s->glare.spike_strength, "spike-count",
+      &s->glare.spike_count, "spike-width", &s->glare.spike_width,
+      "spike-angle", &s->glare.spike_angle, NULL);
+  s->scale = sc;
+  s->image = NULL;
+  s->cx = s->cy = -1;
+  gst_object_unref (e);
+}
+
+/* A frame with lights: dark random ground, a few saturated blobs. */
+static GstBuffer *
+make_frame (const GstVideoInfo * info, guint64 seed)
+{
+  GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (info));
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
+  ci_fill_random (d, (size_t) stride * h, seed);
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++) {
+      gboolean lit = ((x / 4) * 7 + (y / 4) * 3) % 11 == 0;
+      guint8 *px = d + y * stride + x * 4 * bytes;
+      for (gint c = 0; c < 4 * bytes; c++)
+        px[c] = lit ? (guint8) (255 - (px[c] & 7)) : px[c] / 4;
+    }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+static void
+caps_for (GstVideoInfo * info, const char *format, int w, int h,
+    gboolean linear)
+{
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  if (linear)
+    info->colorimetry.transfer = GST_VIDEO_TRANSFER_GAMMA10;
+}
+
+/* Max code difference over colour samples; alpha must match exactly. */
+static void
+check_against_reference (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const Setup * s, int tol, const char *what)
+{
+  GstVideoFrame fi, fo;
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  CiFbFormat fmt;
+  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
+  fmt.bytes_per_sample = bytes;
+  fmt.off_r = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_R) / bytes;
+  fmt.off_g = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_G) / bytes;
+  fmt.off_b = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_B) / bytes;
+  fmt.srgb = !(bytes == 2
+      && info->colorimetry.transfer == GST_VIDEO_TRANSFER_GAMMA10);
+  CiFbImage *img = NULL;
+  if (s->image) {
+    img = ci_fb_image_load_png (s->image, NULL);
+    fail_unless (img != NULL);
+  }
+  CiFbKernel *k = ci_fb_kernel_for_frame (&s->glare, img, s->kernel_size,
+      s->cx, s->cy, w, h, s->scale);
+  fail_unless (k != NULL);
+  CiFbRef *r = ci_fb_ref_new ();
+  fail_unless (ci_fb_ref_set_kernel (r, k, w, h, s->scale) == 0);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+  guint8 *ref = g_malloc ((size_t) stride * h);
+  ci_fb_ref_process (r, GST_VIDEO_FRAME_PLANE_DATA (&fi, 0), stride, ref,
+      stride, &fmt, &s->p);
+  const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  const guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  gint ostride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+  gint aoff = 6 - fmt.off_r - fmt.off_g - fmt.off_b;
+  gint worst = 0, alpha_bad = 0, changed = 0;
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      for (gint c = 0; c < 4; c++) {
+        gint a, b, i;
+        size_t ia = (size_t) y * stride + (x * 4 + c) * bytes;
+        size_t ib = (size_t) y * ostride + (x * 4 + c) * bytes;
+        if (bytes == 1) {
+          a = ref[ia];
+          b = o[ib];
+          i = src[ia];
+        } else {
+          a = GST_READ_UINT16_LE (ref + ia);
+          b = GST_READ_UINT16_LE (o + ib);
+          i = GST_READ_UINT16_LE (src + ia);
+        }
+        if (c == aoff) {
+          alpha_bad += a != i || b != i;
+          continue;
+        }
+        worst = MAX (worst, ABS (a - b));
+        changed += b != i;
+      }
+  GST_INFO ("%s: max |element - reference| = %d, %d samples bloomed", what,
+      worst, changed);
+  fail_unless (worst <= tol, "%s: element differs from the reference by %d",
+      what, worst);
+  fail_unless (alpha_bad == 0, "%s: alpha/padding changed", what);
+  fail_unless (s->p.intensity == 0 || changed > 0, "%s: nothing bloomed", what);
+  g_free (ref);
+  ci_fb_ref_free (r);
+  ci_fb_kernel_free (k);
+  ci_fb_image_free (img);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+}
+
+static GstHarness *
+harness_for (const GstVideoInfo * info)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  gst_harness_set_sink_caps (h, caps);
+  return h;
+}
+
+static void
+push_and_check (GstHarness * h, const GstVideoInfo * info, const Setup * s,
+    guint64 seed, const char *what)
+{
+  GstBuffer *in = make_frame (info, seed);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output", what);
+  check_against_reference (info, in, out, s, TOL, what);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+GST_START_TEST (test_formats)
+{
+  static const char *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB",
+    "ABGR", "RGBA64_LE", "RGBA64_LE"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstVideoInfo info;
+    gboolean linear = i == G_N_ELEMENTS (formats) - 1;
+    caps_for (&info, formats[i], 37, 23, linear);
+    Setup s;
+    setup_defaults (&s);
+    s.p.threshold = 0.4f;
+    s.kernel_size = 0.3f;
+    GstHarness *h = harness_for (&info);
+    g_object_set (h->element, "threshold", 0.4f, "kernel-size", 0.3f, NULL);
+    gchar *what = g_strdup_printf ("%s%s 37x23", formats[i],
+        linear ? " linear" : "");
+    push_and_check (h, &info, &s, 10 + i, what);
+    g_free (what);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+/* Properties changed between buffers while PLAYING take effect at once,
+ * including kernel-shaping ones (cached spectrum replaced). */
+GST_START_TEST (test_properties_while_playing)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 64, 41, FALSE);
+  Setup s;
+  setup_defaults (&s);
+  GstHarness *h = harness_for (&info);
+  s.p.threshold = 0.5f;
+  g_object_set (h->element, "threshold", 0.5f, NULL);
+  push_and_check (h, &info, &s, 1, "defaults, threshold 0.5");
+
+  s.p.intensity = 3.0f;
+  s.p.knee = 0.0f;
+  g_object_set (h->element, "intensity", 3.0f, "knee", 0.0f, NULL);
+  push_and_check (h, &info, &s, 2, "intensity 3, knee 0");
+
+  s.kernel_size = 0.5f;
+  s.glare.spike_count = 4;
+  s.glare.spike_angle = 45.0f;
+  g_object_set (h->element, "kernel-size", 0.5f, "spike-count", 4,
+      "spike-angle", 45.0f, NULL);
+  push_and_check (h, &info, &s, 3, "kernel-size 0.5, 4 spikes at 45");
+
+  s.glare.halo_strength = 0.7f;
+  s.glare.core_size = 0.05f;
+  g_object_set (h->element, "halo-strength", 0.7f, "core-size", 0.05f, NULL);
+  push_and_check (h, &info, &s, 4, "stronger halo (same kernel size)");
+
+  s.scale = 2;
+  g_object_set (h->element, "resolution-scale", 2, NULL);
+  push_and_check (h, &info, &s, 5, "resolution-scale half");
+
+  s.scale = 4;
+  g_object_set (h->element, "resolution-scale", 4, NULL);
+  push_and_check (h, &info, &s, 6, "resolution-scale quarter");
+
+  /* intensity 0: the frame passes unchanged (decode/encode round-trips) */
+  g_object_set (h->element, "intensity", 0.0f, NULL);
+  GstBuffer *in = make_frame (&info, 7);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  GstMapInfo mi, mo;
+  gst_buffer_map (in, &mi, GST_MAP_READ);
+  gst_buffer_map (out, &mo, GST_MAP_READ);
+  fail_unless (mi.size == mo.size && memcmp (mi.data, mo.data, mi.size) == 0,
+      "intensity 0 changed the frame");
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &mo);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static gchar *
+write_kernel_png (void)
+{
+  CiImage *img = ci_image_new (21, 13, 3, 1);
+  for (int y = 0; y < 13; y++)
+    for (int x = 0; x < 21; x++) {
+      guint8 *p = img->data + (y * 21 + x) * 3;
+      int d = abs (x - 14) + abs (y - 4);
+      p[0] = d < 3 ? 255 : (x == 14 ? 180 : 8);   /* vertical red streak */
+      p[1] = d < 2 ? 255 : (y == 4 ? 160 : 4);    /* horizontal green */
+      p[2] = d < 5 ? 200 - 30 * d : 2;
+    }
+  gchar *path = g_build_filename (g_get_tmp_dir (), "fftbloom-check-kernel.png",
+      NULL);
+  fail_unless (ci_image_save_png (img, path));
+  ci_image_free (img);
+  return path;
+}
+
+GST_START_TEST (test_image_kernel)
+{
+  gchar *path = write_kernel_png ();
+  GstVideoInfo info;
+  caps_for (&info, "BGRx", 53, 31, FALSE);
+  Setup s;
+  setup_defaults (&s);
+  GstHarness *h = harness_for (&info);
+  s.image = path;
+  s.kernel_size = 0.0f;
+  s.p.threshold = 0.3f;
+  g_object_set (h->element, "kernel-location", path, "kernel-size", 0.0f,
+      "threshold", 0.3f, NULL);
+  push_and_check (h, &info, &s, 20, "RGB image kernel, own size, brightest");
+  s.cx = s.cy = 0.5f;
+  g_object_set (h->element, "kernel-center", "0.5,0.5", NULL);
+  push_and_check (h, &info, &s, 21, "RGB image kernel, centred");
+  /* an invalid centre is refused and the old one kept */
+  g_object_set (h->element, "kernel-center", "2,x", NULL);
+  gchar *c;
+  g_object_get (h->element, "kernel-center", &c, NULL);
+  fail_unless_equals_string (c, "0.5,0.5");
+  g_free (c);
+  s.kernel_size = 0.8f;
+  g_object_set (h->element, "kernel-size", 0.8f, NULL);
+  push_and_check (h, &info, &s, 22, "RGB image kernel, scaled to 0.8");
+  /* back to the glare */
+  s.image = NULL;
+  g_object_set (h->element, "kernel-location", NULL, NULL);
+  push_and_check (h, &info, &s, 23, "back to the glare");
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (path);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bad_kernel_location)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 16, 16, FALSE);
+  GstHarness *h = harness_for (&info);
+  g_object_set (h->element, "kernel-location", "/nonexistent/kernel.png", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstBuffer *in = make_frame (&info, 30);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static Suite *
+fftbloom_suite (void)
+{
+  Suite *s = suite_create (FACTORY);
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_image_kernel);
+  tcase_add_test (tc, test_bad_kernel_location);
+  return s;
+}

@@ -1,0 +1,363 @@
+/* gst-cuda-imaging: tone mapping, CUDA vs the C reference, stage by stage.
+ * Exits 77 without a GPU.  TM_SMALL=1 skips the 8K cases (for
+ * compute-sanitizer).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "tonemap.h"            /* reference */
+#include "tonemap_cuda.h"
+#include "tmscene.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { if (!(cond)) { failures++; \
+      fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf (stderr, __VA_ARGS__); fputc ('\n', stderr); } } while (0)
+#define CU(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+      fprintf (stderr, "CUDA %s at %s:%d\n", cudaGetErrorString (e_), \
+          __FILE__, __LINE__); exit (1); } } while (0)
+#define CK(x) CU ((cudaError_t) (x))
+
+typedef struct
+{
+  uint8_t *d[3];
+  size_t size[3];
+} DevFrame;
+
+static void
+dev_upload (const TmFrame * f, DevFrame * d)
+{
+  memset (d, 0, sizeof *d);
+  for (int i = 0; i < f->nplanes; i++) {
+    d->size[i] = f->size[i];
+    CU (cudaMalloc ((void **) &d->d[i], f->size[i]));
+    CU (cudaMemcpy (d->d[i], f->plane[i], f->size[i], cudaMemcpyHostToDevice));
+  }
+}
+
+static void
+dev_update (const TmFrame * f, DevFrame * d)
+{
+  for (int i = 0; i < f->nplanes; i++)
+    CU (cudaMemcpy (d->d[i], f->plane[i], f->size[i], cudaMemcpyHostToDevice));
+}
+
+static void
+dev_free (DevFrame * d)
+{
+  for (int i = 0; i < 3; i++)
+    cudaFree (d->d[i]);
+}
+
+static void
+dev_in (const TmFrame * f, const DevFrame * d, CiTmInPlanes * p)
+{
+  memset (p, 0, sizeof *p);
+  for (int i = 0; i < f->nplanes; i++) {
+    p->data[i] = d->d[i];
+    p->stride[i] = f->stride[i];
+  }
+}
+
+static void
+dev_out (const TmFrame * f, const DevFrame * d, CiTmOutPlanes * p)
+{
+  memset (p, 0, sizeof *p);
+  for (int i = 0; i < f->nplanes; i++) {
+    p->data[i] = d->d[i];
+    p->stride[i] = f->stride[i];
+  }
+}
+
+static CiTmCudaRuntime
+rt_of (const CiTmConfig * c)
+{
+  CiTmCudaRuntime rt = { c->op, c->target_peak, c->source_peak, c->smoothing,
+    ci_tm_cut_threshold (c->scene_threshold)
+  };
+  return rt;
+}
+
+/* Compare written bytes; returns the largest difference, counts diffs. */
+static int
+compare (const TmFrame * ref, const TmFrame * gpu, long *ndiff)
+{
+  int worst = 0;
+  *ndiff = 0;
+  for (int i = 0; i < ref->nplanes; i++)
+    for (int y = 0; y < tm_frame_rows (ref, i); y++)
+      for (int x = 0; x < tm_frame_row_bytes (ref, i); x++) {
+        int a = ref->plane[i][(size_t) y * ref->stride[i] + x];
+        int b = gpu->plane[i][(size_t) y * gpu->stride[i] + x];
+        int d = abs (a - b);
+        worst = d > worst ? d : worst;
+        *ndiff += d != 0;
+      }
+  return worst;
+}
+
+static int small;
+
+static void
+test_agreement (void)
+{
+  const int w = 97, h = 55;
+  int worst_all = 0;
+  long diff_all = 0, bytes_all = 0;
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  for (int fi = 0; fi < CI_TM_IN_N; fi++) {
+    TmFrame *in = tm_frame_new_in (fi, w, h, 40);
+    tm_fill_scene (in, 0, 0.01, 3);
+    DevFrame din;
+    dev_upload (in, &din);
+    for (int fo = 0; fo < CI_TM_OUT_N; fo++)
+      for (int op = 0; op <= CI_TM_OP_CLIP; op++)
+        for (int video = 0; video <= 1; video++) {
+          /* video mode on a subset keeps the test short */
+          if (video && !(fi == CI_TM_IN_P010 || fi == CI_TM_IN_RGBA64))
+            continue;
+          if (small && ((fi != CI_TM_IN_P010 && fi != CI_TM_IN_RGBA64)
+                  || (op != CI_TM_OP_HISTOGRAM && op != CI_TM_OP_BT2390)))
+            continue;
+          if (small == 2 && fo != CI_TM_OUT_BGRX && fo != CI_TM_OUT_I420)
+            continue;
+          CiTmConfig cfg;
+          ci_tm_config_defaults (&cfg);
+          cfg.in_format = fi;
+          cfg.out_format = fo;
+          cfg.op = op;
+          cfg.width = w;
+          cfg.height = h;
+          cfg.smoothing = video ? 4 : 0;
+          CiTonemap *ref = ci_tonemap_new (&cfg);
+          CiTmParams p;
+          float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+          ci_tm_params_init (&cfg, &p);
+          ci_tm_build_trc_luts (&cfg, eotf, oetf);
+          CiTmCudaRuntime rt = rt_of (&cfg);
+          CiTmCuda *g = NULL;
+          CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s,
+                  &g));
+          TmFrame *oref = tm_frame_new_out (fo, w, h, 24);
+          TmFrame *ogpu = tm_frame_new_out (fo, w, h, 24);
+          DevFrame dout;
+          dev_upload (ogpu, &dout);
+          int frames = video ? 6 : 1;
+          for (int fr = 0; fr < frames; fr++) {
+            if (video) {
+              /* noisy frames, a cut at frame 3 */
+              tm_fill_scene (in, fr >= 3, 0.02, 50 + fr);
+              dev_update (in, &din);
+            }
+            for (int i = 0; i < ogpu->nplanes; i++)
+              CU (cudaMemset (dout.d[i], 0xA5, dout.size[i]));
+            CiTmInPlanes ip, dip;
+            CiTmOutPlanes op_, dop;
+            tm_frame_in_planes (in, &ip);
+            tm_frame_out_planes (oref, &op_);
+            ci_tonemap_process (ref, &ip, &op_);
+            dev_in (in, &din, &dip);
+            dev_out (ogpu, &dout, &dop);
+            CK (ci_tm_cuda_process (g, &dip, &dop, s));
+            CU (cudaStreamSynchronize (s));
+            for (int i = 0; i < ogpu->nplanes; i++)
+              CU (cudaMemcpy (ogpu->plane[i], dout.d[i], dout.size[i],
+                      cudaMemcpyDeviceToHost));
+            long nd;
+            int wd = compare (oref, ogpu, &nd);
+            worst_all = wd > worst_all ? wd : worst_all;
+            diff_all += nd;
+            for (int i = 0; i < oref->nplanes; i++)
+              bytes_all += (long) tm_frame_rows (oref, i) *
+                  tm_frame_row_bytes (oref, i);
+            CHECK (wd <= 1, "%s -> %s %s %s frame %d: max diff %d (%ld bytes)",
+                tm_in_name (fi), tm_out_name (fo), tm_op_name (op),
+                video ? "video" : "still", fr, wd, nd);
+          }
+          /* the temporal state is bit-identical */
+          const CiTmState *rs = ci_tonemap_get_state (ref);
+          uint64_t *gs = malloc (cfg.bins * 8);
+          float mm[2];
+          int cc[2];
+          CK (ci_tm_cuda_read_state (g, gs, NULL, mm, cc, NULL, s));
+          CHECK (memcmp (gs, rs->s, cfg.bins * 8) == 0 && mm[0] == rs->smin
+              && mm[1] == rs->smax && cc[0] == rs->count && cc[1] == rs->cuts,
+              "%s state differs (count %d/%d cuts %d/%d)", tm_op_name (op),
+              cc[0], rs->count, cc[1], rs->cuts);
+          free (gs);
+          dev_free (&dout);
+          tm_frame_free (oref);
+          tm_frame_free (ogpu);
+          ci_tm_cuda_destroy (g);
+          ci_tonemap_free (ref);
+        }
+    dev_free (&din);
+    tm_frame_free (in);
+  }
+  printf ("CUDA vs reference, 8 inputs x 6 outputs x 5 operators (+video): "
+      "max diff %d code values, %ld of %ld bytes differ\n", worst_all,
+      diff_all, bytes_all);
+  CU (cudaStreamDestroy (s));
+}
+
+static void
+test_stats_large (int w, int h, int constant)
+{
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.width = w;
+  cfg.height = h;
+  CiTmParams p;
+  static float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+  ci_tm_params_init (&cfg, &p);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 64);
+  if (constant) {
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        tm_put_nonlinear (in, x, y, 0.5, 0.5, 0.5, 1);
+  } else
+    tm_fill_scene (in, 0, 0.02, 11);
+  DevFrame din;
+  dev_upload (in, &din);
+  CiTmInPlanes ip, dip;
+  tm_frame_in_planes (in, &ip);
+  dev_in (in, &din, &dip);
+  for (int impl = 0; impl <= 1; impl++) {
+    CiTmCudaRuntime rt = rt_of (&cfg);
+    CiTmCuda *g;
+    CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, impl, s, &g));
+    float rmn, rmx, gmn, gmx;
+    ci_tm_ref_minmax (&p, eotf, &ip, &rmn, &rmx);
+    CK (ci_tm_cuda_minmax (g, &dip, s));
+    CK (ci_tm_cuda_read_stats (g, &gmn, &gmx, NULL, s));
+    CHECK (rmn == gmn && rmx == gmx, "%dx%d minmax %g %g vs %g %g", w, h, gmn,
+        gmx, rmn, rmx);
+    float scale = ci_tm_range_scale (rmn, rmx, cfg.bins);
+    uint32_t *rh = calloc (cfg.bins, 4), *gh = calloc (cfg.bins, 4);
+    ci_tm_ref_histogram (&p, eotf, &ip, rmn, scale, rh);
+    CK (ci_tm_cuda_histogram (g, &dip, rmn, scale, s));
+    CK (ci_tm_cuda_read_stats (g, NULL, NULL, gh, s));
+    CU (cudaStreamSynchronize (s));
+    uint64_t tot = 0;
+    int bad = 0;
+    for (int b = 0; b < cfg.bins; b++) {
+      bad += rh[b] != gh[b];
+      tot += gh[b];
+    }
+    CHECK (bad == 0 && tot == (uint64_t) w * h,
+        "%dx%d histogram: %d bins differ, total %llu", w, h, bad,
+        (unsigned long long) tot);
+    if (constant)
+      CHECK (gh[0] == (uint32_t) (w * h), "constant frame not in bin 0");
+    printf ("%dx%d %s frame: GPU min/max %s, histogram %s (range %.3f..%.3f)\n",
+        w, h, constant ? "constant" : "scene", (rmn == gmn
+            && rmx == gmx) ? "exact" : "DIFFERENT", bad ? "DIFFERENT" : "exact",
+        gmn, gmx);
+    /* whole still frame: fused and CUB statistics give the same output */
+    if (impl == 1 && !constant) {
+      TmFrame *o = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 0);
+      DevFrame d1, d2;
+      dev_upload (o, &d1);
+      dev_upload (o, &d2);
+      CiTmOutPlanes o1, o2;
+      dev_out (o, &d1, &o1);
+      dev_out (o, &d2, &o2);
+      CiTmCuda *f;
+      CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &f));
+      CK (ci_tm_cuda_process (f, &dip, &o1, s));
+      CK (ci_tm_cuda_process (g, &dip, &o2, s));
+      CU (cudaStreamSynchronize (s));
+      uint8_t *h1 = malloc (o->size[0]), *h2 = malloc (o->size[0]);
+      CU (cudaMemcpy (h1, d1.d[0], o->size[0], cudaMemcpyDeviceToHost));
+      CU (cudaMemcpy (h2, d2.d[0], o->size[0], cudaMemcpyDeviceToHost));
+      CHECK (memcmp (h1, h2, o->size[0]) == 0, "CUB and fused outputs differ");
+      free (h1);
+      free (h2);
+      dev_free (&d1);
+      dev_free (&d2);
+      ci_tm_cuda_destroy (f);
+      tm_frame_free (o);
+    }
+    free (rh);
+    free (gh);
+    ci_tm_cuda_destroy (g);
+  }
+  dev_free (&din);
+  tm_frame_free (in);
+  CU (cudaStreamDestroy (s));
+}
+
+static void
+test_block_scan (void)
+{
+  uint64_t *h = malloc (CI_TM_MAX_BINS * 8), *o = malloc (CI_TM_MAX_BINS * 8);
+  uint64_t *din, *dout, st = 99;
+  CU (cudaMalloc ((void **) &din, CI_TM_MAX_BINS * 8));
+  CU (cudaMalloc ((void **) &dout, CI_TM_MAX_BINS * 8));
+  for (int n = 1; n <= CI_TM_MAX_BINS; n = n < 64 ? n + 7 : n * 2 + 5) {
+    if (n > CI_TM_MAX_BINS)
+      n = CI_TM_MAX_BINS;
+    for (int i = 0; i < n; i++) {
+      st ^= st << 13;
+      st ^= st >> 7;
+      st ^= st << 17;
+      h[i] = st >> 20;
+    }
+    CU (cudaMemcpy (din, h, n * 8, cudaMemcpyHostToDevice));
+    CU (cudaMemset (dout, 0xA5, CI_TM_MAX_BINS * 8));
+    CK (ci_tm_cuda_block_scan_test (din, dout, n, 0));
+    CU (cudaMemcpy (o, dout, n * 8, cudaMemcpyDeviceToHost));
+    uint64_t acc = 0;
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+      bad += o[i] != acc;
+      acc += h[i];
+    }
+    CHECK (bad == 0, "block scan n=%d: %d wrong", n, bad);
+    if (n == CI_TM_MAX_BINS)
+      break;
+  }
+  cudaFree (din);
+  cudaFree (dout);
+  free (h);
+  free (o);
+}
+
+int
+main (void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0) {
+    printf ("no CUDA device: skipped\n");
+    return 77;
+  }
+  struct cudaDeviceProp prop;
+  CU (cudaGetDeviceProperties (&prop, 0));
+  printf ("device: %s\n", prop.name);
+  small = getenv ("TM_SMALL") ? atoi (getenv ("TM_SMALL")) : 0;
+  test_block_scan ();
+  test_stats_large (97, 55, 0);
+  test_stats_large (64, 32, 1);
+  if (!small) {
+    test_stats_large (3840, 2160, 0);
+    test_stats_large (7680, 4320, 0);
+    test_stats_large (7680, 4320, 1);
+    test_agreement ();
+  } else {
+    /* a reduced agreement pass (2 inputs, 2 operators) for the sanitizers */
+    test_agreement ();
+  }
+  if (failures)
+    fprintf (stderr, "%d failure(s)\n", failures);
+  else
+    printf ("all tonemap CUDA tests passed\n");
+  return failures ? 1 : 0;
+}
