@@ -65,7 +65,7 @@ main (int argc, char **argv)
   CK (cudaEventCreate (&e0));
   CK (cudaEventCreate (&e1));
   const int nconf = (int) (sizeof confs / sizeof confs[0]);
-  float med[16], agg[16], mn[16];
+  float med[16], agg[16], agg1[16], mn[16];
   size_t mem[16];
   for (int c = 0; c < nconf; c++) {
     const Conf *k = &confs[c];
@@ -111,20 +111,38 @@ main (int argc, char **argv)
     /* aggregation alone (census of the last pair is reused) */
     uint64_t *cl, *cr;
     uint16_t *sum;
+    uint8_t *cost;
+    CK (cudaMalloc ((void **) &cost, img * sgm_sum_stride (k->D)));
     CK (cudaMalloc ((void **) &cl, img * 8));
     CK (cudaMalloc ((void **) &cr, img * 8));
     CK (cudaMalloc ((void **) &sum, img * sgm_sum_stride (k->D) * 2));
     KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
     KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+    KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
     for (int r = -1; r < runs; r++) {
       CK (cudaEventRecord (e0, st));
       for (int dir = 0; dir < p.paths; dir++)
-        KL (sgm_cuda_aggregate_path (cl, cr, &p, dir, sum, dir > 0, st));
+        KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, dir > 0, st));
       CK (cudaEventRecord (e1, st));
       CK (cudaEventSynchronize (e1));
       if (r >= 0)
         CK (cudaEventElapsedTime (&ta[r], e0, e1));
     }
+    /* the census-based kernels (first design), for comparison */
+    float *tc = malloc (sizeof (float) * runs);
+    for (int r = -1; r < runs; r++) {
+      CK (cudaEventRecord (e0, st));
+      for (int dir = 0; dir < p.paths; dir++)
+        KL (sgm_cuda_aggregate_path_census (cl, cr, &p, dir, sum, dir > 0,
+                st));
+      CK (cudaEventRecord (e1, st));
+      CK (cudaEventSynchronize (e1));
+      if (r >= 0)
+        CK (cudaEventElapsedTime (&tc[r], e0, e1));
+    }
+    qsort (tc, runs, sizeof (float), cmp_float);
+    agg1[c] = tc[runs / 2];
+    free (tc);
     if (c == 1) {
       /* each direction alone (accumulating), to see where the time goes */
       for (int dir = 0; dir < 8; dir++) {
@@ -132,7 +150,7 @@ main (int argc, char **argv)
         int nr = runs < 64 ? runs : 64;
         for (int r = -1; r < nr; r++) {
           CK (cudaEventRecord (e0, st));
-          KL (sgm_cuda_aggregate_path (cl, cr, &p, dir, sum, 1, st));
+          KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, 1, st));
           CK (cudaEventRecord (e1, st));
           CK (cudaEventSynchronize (e1));
           if (r >= 0)
@@ -148,13 +166,14 @@ main (int argc, char **argv)
         CK (cudaEventRecord (e0, st));
         KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
         KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+        KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
         CK (cudaEventRecord (e1, st));
         CK (cudaEventSynchronize (e1));
         if (r >= 0)
           CK (cudaEventElapsedTime (&tw[r], e0, e1));
       }
       qsort (tw, nr, sizeof (float), cmp_float);
-      printf ("  census x2: %.3f ms\n", tw[nr / 2]);
+      printf ("  census x2 + cost volume: %.3f ms\n", tw[nr / 2]);
     }
     CK (cudaGetLastError ());
     qsort (t, runs, sizeof (float), cmp_float);
@@ -175,13 +194,15 @@ main (int argc, char **argv)
     CK (cudaFree (cl));
     CK (cudaFree (cr));
     CK (cudaFree (sum));
+    CK (cudaFree (cost));
   }
   printf ("\nGPU: %s (%d SMs); defaults: census 9x7, subpixel, uniqueness 0.95, "
       "LR check, median; %d timed runs\n\n", prop.name,
       prop.multiProcessorCount, runs);
-  printf ("| size | D | paths | median ms | min ms | aggregation ms | Mpix*D/s | "
-      "scratch MB | libSGM 3.1 H200 ms | speed-up |\n"
-      "|---|---|---|---|---|---|---|---|---|---|\n");
+  printf ("| size | D | paths | median ms | min ms | aggregation ms | "
+      "aggregation, census kernels ms | Mpix*D/s | scratch MB | "
+      "libSGM 3.1 H200 ms | speed-up |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int c = 0; c < nconf; c++) {
     const Conf *k = &confs[c];
     char su[32] = "-", ls[32] = "-";
@@ -189,8 +210,8 @@ main (int argc, char **argv)
       snprintf (su, sizeof su, "%.2fx", k->libsgm_ms / med[c]);
       snprintf (ls, sizeof ls, "%.2f", k->libsgm_ms);
     }
-    printf ("| %dx%d | %d | %d | %.3f | %.3f | %.3f | %.0f | %.1f | %s | %s |\n",
-        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c],
+    printf ("| %dx%d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %s | %s |\n",
+        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c], agg1[c],
         (double) k->w * k->h * k->D / (med[c] * 1e3), mem[c] / 1048576.0, ls,
         su);
   }

@@ -90,6 +90,31 @@ run_fn (int i, void *ud)
   CK (ci_tm_cuda_process (r->tm, &r->in[i % NSET], &r->out[i % NSET], s));
 }
 
+static void
+minmax_fn (int i, void *ud)
+{
+  RunUd *r = ud;
+  CK (ci_tm_cuda_minmax (r->tm, &r->in[i % NSET], s));
+}
+
+static void
+hist_fn (int i, void *ud)
+{
+  RunUd *r = ud;
+  CK (ci_tm_cuda_histogram (r->tm, &r->in[i % NSET], -2.0f, 150.0f, s));
+}
+
+/* update kernel without new statistics: scan + table of the state */
+static void
+table_fn (int i, void *ud)
+{
+  RunUd *r = ud;
+  CiTmCudaRuntime rt = { CI_TM_OP_HISTOGRAM, 100.0f, 0.0f, 8,
+    ci_tm_cut_threshold (0.3f)
+  };
+  CK (ci_tm_cuda_set_runtime (r->tm, &rt, s));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -97,8 +122,16 @@ main (int argc, char **argv)
   const Case cases[] = {
     {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 8, 0,
         "P010→BGRx histogram, video (fused map+stats)"},
+    {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 8, CI_TM_HW_OETF,
+        "P010→BGRx histogram, video, hardware OETF"},
+    {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 8, CI_TM_NO_VEC,
+        "P010→BGRx histogram, video, scalar loads/stores"},
     {CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM, 8, 0,
         "RGBA64→RGBA histogram, video (fused map+stats)"},
+    {CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM, 8, CI_TM_HW_OETF,
+        "RGBA64→RGBA histogram, video, hardware OETF"},
+    {CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM, 8, CI_TM_NO_VEC,
+        "RGBA64→RGBA histogram, video, scalar loads/stores"},
     {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_BT2390, 8, 0,
         "P010→BGRx bt2390, video"},
     {CI_TM_IN_P010, CI_TM_OUT_NV12, CI_TM_OP_HISTOGRAM, 8, 0,
@@ -113,7 +146,8 @@ main (int argc, char **argv)
         "RGBA64→RGBA histogram, still, CUB stats"},
   };
   const int ncases = sizeof cases / sizeof cases[0];
-  Row rows[16];
+  Row rows[32];
+  double stage_us[3] = { 0 };
   if (argc > 1)
     reps = atoi (argv[1]);
   struct cudaDeviceProp prop;
@@ -150,7 +184,7 @@ main (int argc, char **argv)
     cfg.height = h;
     cfg.smoothing = c->smoothing;
     CiTmParams p;
-    static float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+    static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
     ci_tm_params_init (&cfg, &p);
     ci_tm_build_trc_luts (&cfg, eotf, oetf);
     CiTmCudaRuntime rt = { cfg.op, cfg.target_peak, cfg.source_peak,
@@ -197,6 +231,15 @@ main (int argc, char **argv)
     rows[k].mean_us = mean;
     rows[k].gbs = bytes / (med * 1e-6) / 1e9;
     rows[k].frac = rows[k].gbs / copy_gbs;
+    if (k == 0) {
+      /* stages of the first case, to see where the time goes */
+      time_calls (minmax_fn, &r, &med, &mean);
+      stage_us[0] = med;
+      time_calls (hist_fn, &r, &med, &mean);
+      stage_us[1] = med;
+      time_calls (table_fn, &r, &med, &mean);
+      stage_us[2] = med;
+    }
     ci_tm_cuda_destroy (r.tm);
     for (int i = 0; i < na; i++)
       CK (cudaFree (allocs[i]));
@@ -213,7 +256,7 @@ main (int argc, char **argv)
     cfg.width = w;
     cfg.height = h;
     CiTmParams p;
-    static float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+    static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
     ci_tm_params_init (&cfg, &p);
     ci_tm_build_trc_luts (&cfg, eotf, oetf);
     CiTmCudaRuntime rt = { cfg.op, cfg.target_peak, cfg.source_peak,
@@ -264,6 +307,10 @@ main (int argc, char **argv)
   for (int k = 0; k < ncases; k++)
     printf ("| %s | %.1f | %.1f | %.0f | %.0f %% |\n", rows[k].name,
         rows[k].us, rows[k].mean_us, rows[k].gbs, 100.0 * rows[k].frac);
+  printf ("\nstages, P010 3840x2160 (each includes a tiny stats-reset "
+      "kernel): min/max pass %.1f µs, histogram pass %.1f µs, update kernel "
+      "(scan + table, no new stats) %.1f µs\n", stage_us[0], stage_us[1],
+      stage_us[2]);
   printf ("\nsystem memory round trip (pinned H2D + process + D2H, synced "
       "per frame), P010→BGRx: %.0f µs/frame = %.0f frames/s\n", sys_us,
       1e6 / sys_us);

@@ -23,11 +23,12 @@
  * gst-launch-1.0 filesrc location=hdr10.mkv ! matroskademux ! h265parse ! \
  *   avdec_h265 ! cputonemap ! videoconvert ! autovideosink
  * ]|
- * A 16-bit PQ-encoded PNG still:
+ * A 16-bit PQ-encoded BT.2020 PNG still:
  * |[
  * gst-launch-1.0 filesrc location=scene.png ! pngdec ! videoconvert ! \
- *   video/x-raw,format=RGBA64_LE ! cputonemap input-transfer=pq smoothing=0 ! \
- *   pngenc ! filesink location=sdr.png
+ *   video/x-raw,format=RGBA64_LE ! \
+ *   capssetter caps="video/x-raw,colorimetry=bt2100-pq" ! \
+ *   cputonemap smoothing=0 ! videoconvert ! pngenc ! filesink location=sdr.png
  * ]|
  */
 #ifdef HAVE_CONFIG_H

@@ -28,8 +28,10 @@
  * ]|
  * |[
  * gst-launch-1.0 filesrc location=scene.png ! pngdec ! videoconvert ! \
- *   video/x-raw,format=RGBA64_LE ! cudatonemap input-transfer=pq smoothing=0 \
- *   operator=bt2390 ! pngenc ! filesink location=sdr.png
+ *   video/x-raw,format=RGBA64_LE ! \
+ *   capssetter caps="video/x-raw,colorimetry=bt2100-pq" ! \
+ *   cudatonemap smoothing=0 operator=bt2390 ! videoconvert ! pngenc ! \
+ *   filesink location=sdr.png
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -168,7 +170,7 @@ gst_cuda_tonemap_process (GstCudaImagingFilter * filter,
   rt = runtime_of (&self->cfg);
   if (self->need_create || !self->tm) {
     CiTmParams p;
-    float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+    float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
     ci_tm_cuda_destroy (self->tm);
     self->tm = NULL;
     ci_tm_params_init (&self->cfg, &p);

@@ -396,9 +396,9 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     g->luma.g = GST_VIDEO_FORMAT_INFO_POFFSET (fi, GST_VIDEO_COMP_G);
     g->luma.b = GST_VIDEO_FORMAT_INFO_POFFSET (fi, GST_VIDEO_COMP_B);
   }
-  g->right_offset = g->layout == GST_SGM_LAYOUT_SIDE_BY_SIDE ?
-      (gsize) g->view_width * pstride :
-      (gsize) g->view_height * GST_VIDEO_INFO_PLANE_STRIDE (in, 0);
+  g->right_rows = g->layout == GST_SGM_LAYOUT_TOP_BOTTOM ? g->view_height : 0;
+  g->right_bytes = g->layout == GST_SGM_LAYOUT_SIDE_BY_SIDE ?
+      (gsize) g->view_width * pstride : 0;
 
   const GstVideoFormatInfo *fo = out->finfo;
   memset (&g->out, 0, sizeof g->out);

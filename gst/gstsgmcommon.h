@@ -58,7 +58,10 @@ typedef struct
   gint view_width, view_height;
   GstSgmLayout layout;
   SgmLuma luma;
-  gsize right_offset;           /* bytes from the left view to the right */
+  /* the right view starts right_rows rows and right_bytes bytes after the
+   * left one (rows: the frame's own stride, known per buffer) */
+  gint right_rows;
+  gsize right_bytes;
   SgmOutFormat out;
 } GstSgmGeometry;
 

@@ -10,17 +10,22 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Design:
- *  - census of both views (uint64 per pixel);
- *  - one kernel launch per path direction: a warp walks one path line and
- *    computes the matching cost on the fly from the census words, adding its
- *    L into a single uint16 sum volume S (the first direction stores).  So
- *    memory is 2 bytes per (pixel, disparity), not one volume per path.
- *    Lane l holds disparities d = 32 k + l, k < K = ceil(D / 32): the warp
- *    is always full (padding disparities hold a large value and are never
- *    written), so every shuffle and reduction runs over 32 active lanes;
+ *  - census of both views (uint64 per pixel), then a uint8 cost volume;
+ *  - one kernel launch per path direction (agg2_kernel): a warp walks one
+ *    path line, each lane holding K consecutive disparities as 16-bit pairs
+ *    updated with SIMD-in-word min/add/sub; costs and partial sums of the
+ *    next steps stream into a per-warp shared-memory ring (cp.async).  The
+ *    path costs are added into a single uint16 sum volume S (the first
+ *    direction stores), so memory is 3 bytes per (pixel, disparity), not a
+ *    volume per path.  The warp is always full: padding disparities hold a
+ *    large value and are never stored, so every shuffle and reduction runs
+ *    over 32 active lanes (never over a partial warp);
  *  - WTA over S (one warp per pixel) with uniqueness and subpixel, and the
  *    right view's winners scattered into shared-memory atomic minima;
  *  - left-right check, 3x3 median, output conversion.
+ * agg_kernel is the first design (costs from the census words on the fly,
+ * one disparity per register); it is kept, and tested, as an independently
+ * written second implementation of the same stage.
  */
 #include "sgm.h"
 #include <cuda_runtime.h>
@@ -88,21 +93,33 @@ sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
   return 0;
 }
 
-/* ---------------- cost volume (tests) ---------------- */
+/* ---------------- matching cost volume ---------------- */
 
+/* cost[pix * Ds + d] (uint8), 4 disparities per thread; d in [D, Ds) is 0. */
 __global__ void
 cost_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
-    SgmParams p, uint8_t * __restrict__ cost)
+    int W, int H, int D, int Ds, int min_disp, int cmax,
+    uint32_t * __restrict__ cost)
 {
-  size_t n = (size_t) p.width * p.height * p.num_disp;
+  const int nq = Ds / 4;
+  const size_t n = (size_t) W * H * nq;
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
       i += (size_t) gridDim.x * blockDim.x) {
-    int d = (int) (i % p.num_disp);
-    size_t pix = i / p.num_disp;
-    int x = (int) (pix % p.width);
-    size_t row = pix - x;
-    cost[i] = (uint8_t) sgm_cost (cl[pix], cr + row, x - p.min_disp - d,
-        p.width, p.census);
+    const int q = (int) (i % nq);
+    const size_t pix = i / nq;
+    const int x = (int) (pix % W);
+    const uint64_t l = cl[pix];
+    const uint64_t *row = cr + (pix - x);
+    uint32_t v = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int d = q * 4 + j;
+      const int xr = x - min_disp - d;
+      const int c = d >= D ? 0 : (xr < 0 || xr >= W) ? cmax :
+          __popcll (l ^ row[xr]);
+      v |= (uint32_t) c << (8 * j);
+    }
+    cost[i] = v;
   }
 }
 
@@ -110,7 +127,12 @@ extern "C" int
 sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream)
 {
-  cost_kernel <<< 1024, 256, 0, cs (stream) >>> (cl, cr, *p, cost);
+  const int Ds = sgm_sum_stride (p->num_disp);
+  const size_t n = (size_t) p->width * p->height * (Ds / 4);
+  const int blocks = (int) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536);
+  cost_kernel <<< blocks, 256, 0, cs (stream) >>> (cl, cr, p->width,
+      p->height, p->num_disp, Ds, p->min_disp, sgm_census_bits (p->census),
+      (uint32_t *) cost);
   CHECK_LAUNCH ();
   return 0;
 }
@@ -179,21 +201,30 @@ line_start (const AggArgs & a, int i, int &sx, int &sy, int &len)
 __device__ __forceinline__ void
 cp_async16 (void *smem, const void *gmem)
 {
+#if __CUDA_ARCH__ >= 800
   unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
   asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r" (sa),
       "l" (gmem));
+#else
+  /* Turing has no cp.async: a plain copy, complete before the wait. */
+  *(uint4 *) smem = *(const uint4 *) gmem;
+#endif
 }
 
 __device__ __forceinline__ void
 cp_async_commit ()
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.commit_group;\n"::);
+#endif
 }
 
 template < int N > __device__ __forceinline__ void
 cp_async_wait ()
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.wait_group %0;\n"::"n" (N));
+#endif
 }
 
 /* Ring depth for the partial sums: about 8 KiB in flight per path line,
@@ -343,6 +374,160 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
   return 0;
 }
 
+/* ---- version 2: costs from the cost volume, two disparities per 32-bit
+ * register (SIMD-in-word min/add/sub), K = 2 * KP consecutive disparities
+ * per lane, costs and partial sums streamed through the ring. ---- */
+
+#define BIG2 0x7fff7fffu
+
+__device__ __forceinline__ void
+cp_async8 (void *smem, const void *gmem)
+{
+#if __CUDA_ARCH__ >= 800
+  unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;\n"::"r" (sa),
+      "l" (gmem));
+#else
+  *(uint2 *) smem = *(const uint2 *) gmem;
+#endif
+}
+
+template < int KP > struct Agg2Cfg
+{
+  static constexpr int R0 = 12288 / (192 * KP);
+  static constexpr int R = R0 > 32 ? 32 : R0 < 2 ? 2 : R0;
+};
+
+template < int KP >
+__global__ void __launch_bounds__ (AGG_WARPS * 32)
+agg2_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ acc,
+    AggArgs a)
+{
+  constexpr int K = 2 * KP, R = Agg2Cfg < KP >::R;
+  extern __shared__ uint4 agg_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int line = blockIdx.x * AGG_WARPS + warp;
+  if (line >= a.nlines)
+    return;                     /* whole warp leaves together */
+  int sx, sy, len;
+  line_start (a, line, sx, sy, len);
+  const int Ds = a.Ds;
+  uint16_t *ringS = (uint16_t *) agg_smem + (size_t) warp * R * Ds;
+  uint8_t *ringC = (uint8_t *) ((uint16_t *) agg_smem +
+      (size_t) AGG_WARPS * R * Ds) + (size_t) warp * R * Ds;
+  const int pieces = Ds / 8;    /* 16-byte S pieces = 8-byte cost pieces */
+
+  auto fetch = [&](int t) {
+    if (t < len) {
+      const int x = sx + t * a.dx, y = sy + t * a.dy;
+      const size_t pix = (size_t) y * a.W + x;
+      const int slot = t % R;
+      for (int i = lane; i < pieces; i += 32) {
+        if (a.accumulate)
+          cp_async16 (ringS + slot * Ds + i * 8, acc + pix * Ds + i * 8);
+        cp_async8 (ringC + slot * Ds + i * 8, cost + pix * Ds + i * 8);
+      }
+    }
+    cp_async_commit ();         /* one group per step, empty or not */
+  };
+
+  /* per-pair constants: which halves are real disparities, which pairs
+   * exist in memory (Ds is even, pairs start even: all in or all out) */
+  const int d0 = lane * K;
+  uint32_t vm[KP];
+  bool inmem[KP];
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const int d = d0 + 2 * j;
+    vm[j] = (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
+    inmem[j] = d < Ds;
+  }
+  const uint32_t p1x2 = (uint32_t) a.p1 * 0x10001u;
+  const uint32_t p2x2 = (uint32_t) a.p2 * 0x10001u;
+
+  for (int t = 0; t < R; t++)
+    fetch (t);
+
+  uint32_t P[KP];
+  uint32_t pmin = 0;
+  for (int t = 0; t < len; t++) {
+    cp_async_wait < R - 1 > ();
+    __syncwarp ();
+    const int slot = t % R;
+    const uint16_t *rs = ringS + slot * Ds + d0;
+    const uint8_t *rc = ringC + slot * Ds + d0;
+    uint32_t C2[KP], S2[KP];
+#pragma unroll
+    for (int j = 0; j < KP; j++) {
+      C2[j] = inmem[j] ?
+          __byte_perm (*(const uint16_t *) (rc + 2 * j), 0, 0x4140) : 0u;
+      S2[j] = (inmem[j] && a.accumulate) ?
+          *(const uint32_t *) (rs + 2 * j) : 0u;
+    }
+    if (t == 0) {
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = (C2[j] & vm[j]) | (BIG2 & ~vm[j]);
+    } else {
+      /* neighbours across lanes: d0 - 1 (high half of lane-1's last pair)
+       * and d0 + K (low half of lane+1's first pair) */
+      uint32_t up = __shfl_sync (FULL, P[KP - 1], (lane + 31) & 31);
+      uint32_t dn = __shfl_sync (FULL, P[0], (lane + 1) & 31);
+      if (lane == 0)
+        up = BIG2;
+      if (lane == 31)
+        dn = BIG2;
+      const uint32_t pm2 = pmin * 0x10001u;
+      const uint32_t lim = __vadd2 (pm2, p2x2);
+      uint32_t NP[KP];
+#pragma unroll
+      for (int j = 0; j < KP; j++) {
+        const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
+        const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn,
+            0x5432);
+        uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
+        m = __vminu2 (__vminu2 (m, P[j]), lim);
+        m = __vadd2 (__vsub2 (m, pm2), C2[j]);
+        NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
+      }
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = NP[j];
+    }
+    uint32_t mm = P[0];
+#pragma unroll
+    for (int j = 1; j < KP; j++)
+      mm = __vminu2 (mm, P[j]);
+    mm = min (mm & 0xffffu, mm >> 16);
+    pmin = warp_min_u (mm);
+
+    const int x = sx + t * a.dx, y = sy + t * a.dy;
+    uint16_t *g = acc + ((size_t) y * a.W + x) * Ds + d0;
+#pragma unroll
+    for (int j = 0; j < KP; j++)
+      if (inmem[j])             /* padding disparities stored as 0 */
+        *(uint32_t *) (g + 2 * j) = __vadd2 (S2[j], P[j]) & vm[j];
+    __syncwarp ();              /* the slot is read before it is refilled */
+    fetch (t + R);
+  }
+  cp_async_wait < 0 > ();
+}
+
+template < int KP > static int
+launch_agg2 (const uint8_t * cost, uint16_t * acc, const AggArgs & a,
+    cudaStream_t s)
+{
+  constexpr int R = Agg2Cfg < KP >::R;
+  int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
+  size_t smem = (size_t) AGG_WARPS * R * a.Ds * 3;
+  if (smem > 48 * 1024)
+    CHECK (cudaFuncSetAttribute (agg2_kernel < KP >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  agg2_kernel < KP > <<< blocks, AGG_WARPS * 32, smem, s >>> (cost, acc, a);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
 #define K_CASES(F, ...) \
   switch (K) { \
     case 1: return F<1> (__VA_ARGS__); case 2: return F<2> (__VA_ARGS__); \
@@ -364,28 +549,64 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
     default: return (int) cudaErrorInvalidValue; \
   }
 
+static int
+agg_args (const SgmParams * p, int dir, int accumulate, AggArgs * a)
+{
+  if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP || dir < 0 || dir > 7
+      || p->width < 1 || p->height < 1)
+    return (int) cudaErrorInvalidValue;
+  a->W = p->width;
+  a->H = p->height;
+  a->D = p->num_disp;
+  a->Ds = sgm_sum_stride (p->num_disp);
+  a->min_disp = p->min_disp;
+  a->p1 = p->p1;
+  a->p2 = sgm_effective_p2 (p->p1, p->p2);
+  a->cmax = sgm_census_bits (p->census);
+  a->dx = sgm_dir_dx (dir);
+  a->dy = sgm_dir_dy (dir);
+  a->accumulate = accumulate ? 1 : 0;
+  a->nlines = a->dy == 0 ? a->H : a->dx == 0 ? a->W : a->W + a->H - 1;
+  return 0;
+}
+
 extern "C" int
-sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
+sgm_cuda_aggregate_path_census (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, int dir, uint16_t * acc, int accumulate,
     ci_stream_t stream)
 {
-  if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP || dir < 0 || dir > 7)
-    return (int) cudaErrorInvalidValue;
   AggArgs a;
-  a.W = p->width;
-  a.H = p->height;
-  a.D = p->num_disp;
-  a.Ds = sgm_sum_stride (p->num_disp);
-  a.min_disp = p->min_disp;
-  a.p1 = p->p1;
-  a.p2 = sgm_effective_p2 (p->p1, p->p2);
-  a.cmax = sgm_census_bits (p->census);
-  a.dx = sgm_dir_dx (dir);
-  a.dy = sgm_dir_dy (dir);
-  a.accumulate = accumulate ? 1 : 0;
-  a.nlines = a.dy == 0 ? a.H : a.dx == 0 ? a.W : a.W + a.H - 1;
+  int err = agg_args (p, dir, accumulate, &a);
+  if (err)
+    return err;
   const int K = (a.D + 31) / 32;
   K_CASES (launch_agg, cl, cr, acc, a, cs (stream));
+}
+
+extern "C" int
+sgm_cuda_aggregate_path (const uint8_t * cost, const SgmParams * p, int dir,
+    uint16_t * acc, int accumulate, ci_stream_t stream)
+{
+  AggArgs a;
+  int err = agg_args (p, dir, accumulate, &a);
+  if (err)
+    return err;
+  const int KP = ((a.D + 31) / 32 + 1) / 2;
+  switch (KP) {
+    case 1: return launch_agg2 < 1 > (cost, acc, a, cs (stream));
+    case 2: return launch_agg2 < 2 > (cost, acc, a, cs (stream));
+    case 3: return launch_agg2 < 3 > (cost, acc, a, cs (stream));
+    case 4: return launch_agg2 < 4 > (cost, acc, a, cs (stream));
+    case 5: return launch_agg2 < 5 > (cost, acc, a, cs (stream));
+    case 6: return launch_agg2 < 6 > (cost, acc, a, cs (stream));
+    case 7: return launch_agg2 < 7 > (cost, acc, a, cs (stream));
+    case 8: return launch_agg2 < 8 > (cost, acc, a, cs (stream));
+    case 9: case 10: return launch_agg2 < 10 > (cost, acc, a, cs (stream));
+    case 11: case 12: return launch_agg2 < 12 > (cost, acc, a, cs (stream));
+    case 13: case 14: return launch_agg2 < 14 > (cost, acc, a, cs (stream));
+    case 15: case 16: return launch_agg2 < 16 > (cost, acc, a, cs (stream));
+    default: return (int) cudaErrorInvalidValue;
+  }
 }
 
 /* ---------------- winner takes all ---------------- */
@@ -633,8 +854,9 @@ extern "C" size_t
 sgm_cuda_bytes_needed (const SgmParams * p)
 {
   const size_t n = (size_t) p->width * p->height;
-  return 2 * align256 (n * 8) + align256 (n * sgm_sum_stride (p->num_disp) * 2) +
-      2 * align256 (n * 2) + align256 (n * 4);
+  const size_t Ds = sgm_sum_stride (p->num_disp);
+  return 2 * align256 (n * 8) + align256 (n * Ds * 2) + align256 (n * Ds) +
+      3 * align256 (n * 2) + align256 (n * 4);
 }
 
 extern "C" int
@@ -699,6 +921,8 @@ sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
   m += align256 (n * 8);
   uint16_t *sum = (uint16_t *) m;
   m += align256 (n * sgm_sum_stride (p->num_disp) * 2);
+  uint8_t *cost = m;
+  m += align256 (n * sgm_sum_stride (p->num_disp));
   int16_t *tmp = (int16_t *) m;
   m += align256 (n * 2);
   int16_t *dint = (int16_t *) m;
@@ -712,8 +936,10 @@ sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
   if ((err = sgm_cuda_census (right, right_stride, luma, p->width, p->height,
               p->census, cr, stream)))
     return err;
+  if ((err = sgm_cuda_cost_volume (cl, cr, p, cost, stream)))
+    return err;
   for (int dir = 0; dir < p->paths; dir++)
-    if ((err = sgm_cuda_aggregate_path (cl, cr, p, dir, sum, dir > 0, stream)))
+    if ((err = sgm_cuda_aggregate_path (cost, p, dir, sum, dir > 0, stream)))
       return err;
   if (lr)
     CHECK (cudaMemsetAsync (key, 0xff, n * 4, cs (stream)));
@@ -728,4 +954,24 @@ sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
           (size_t) p->width * 2, p->height, cudaMemcpyDeviceToDevice,
           cs (stream)));
   return 0;
+}
+
+extern "C" int
+sgm_cuda_compute_output (SgmCuda * s, const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma,
+    uint8_t * out, size_t out_pitch, SgmOutFormat fmt, ci_stream_t stream)
+{
+  int err = sgm_cuda_reserve (s, p);
+  if (err)
+    return err;
+  /* the last region of the scratch (see sgm_cuda_bytes_needed) */
+  const size_t n = (size_t) p->width * p->height;
+  int16_t *fin = (int16_t *) ((uint8_t *) s->mem + sgm_cuda_bytes_needed (p)
+      - align256 (n * 2));
+  if ((err = sgm_cuda_compute (s, p, left, left_stride, right, right_stride,
+              luma, fin, (size_t) p->width * 2, stream)))
+    return err;
+  return sgm_cuda_convert (fin, (size_t) p->width * 2, out, out_pitch, fmt, p,
+      stream);
 }

@@ -29,12 +29,18 @@ extern "C" {
 /* census of one view into out (width * height uint64, dense rows). */
 int sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
     int width, int height, int census, uint64_t * out, ci_stream_t stream);
-/* cost volume (tests only), layout as sgm_ref_cost_volume. */
+/* cost volume: cost[(y*W + x)*Ds + d], Ds = sgm_sum_stride (D); the
+ * entries d in [D, Ds) are 0. */
 int sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream);
-/* acc = L_dir or acc += L_dir (uint16, (y*W + x)*Ds + d with
- * Ds = sgm_sum_stride (D); the elements d >= D are never touched). */
-int sgm_cuda_aggregate_path (const uint64_t * cl, const uint64_t * cr,
+/* Path @dir from the cost volume: acc = L_dir or acc += L_dir (uint16,
+ * (y*W + x)*Ds + d; the entries d in [D, Ds) are kept 0). */
+int sgm_cuda_aggregate_path (const uint8_t * cost, const SgmParams * p,
+    int dir, uint16_t * acc, int accumulate, ci_stream_t stream);
+/* The same from the census words, costs computed on the fly (the first
+ * design: no cost volume, one disparity per register; kept as a second,
+ * independently written implementation that the tests check too). */
+int sgm_cuda_aggregate_path_census (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, int dir, uint16_t * acc, int accumulate,
     ci_stream_t stream);
 /* @sum has the layout of sgm_cuda_aggregate_path.
@@ -72,6 +78,13 @@ int sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
     const uint8_t * right, size_t right_stride, SgmLuma luma,
     int16_t * disp, size_t disp_pitch, ci_stream_t stream);
 
+
+/* sgm_cuda_compute into the context's own buffer, then sgm_cuda_convert
+ * into @out (rows @out_pitch bytes apart). */
+int sgm_cuda_compute_output (SgmCuda * s, const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma,
+    uint8_t * out, size_t out_pitch, SgmOutFormat fmt, ci_stream_t stream);
 
 int sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
     uint8_t * out, size_t out_pitch, SgmOutFormat fmt, const SgmParams * p,

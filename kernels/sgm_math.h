@@ -141,17 +141,16 @@ sgm_census_from_window (const int win[7][9], int census)
   uint64_t v = 0;
   if (census == SGM_CENSUS_SYM_9X7) {
     /* the 31 positions before the centre, each against its point mirror */
-    for (int i = 0; i < 31; i++) {
-      int r = i / 9, c = i % 9;
-      v = (v << 1) | (uint64_t) (win[r][c] >= win[6 - r][8 - c]);
-    }
+    for (int r = 0; r < 4; r++)
+      for (int c = 0; c < 9; c++)
+        if (r < 3 || c < 4)
+          v = (v << 1) | (uint64_t) (win[r][c] >= win[6 - r][8 - c]);
   } else {
     int centre = win[3][4];
-    for (int i = 0; i < 63; i++) {
-      if (i == 31)
-        continue;
-      v = (v << 1) | (uint64_t) (win[i / 9][i % 9] < centre);
-    }
+    for (int r = 0; r < 7; r++)
+      for (int c = 0; c < 9; c++)
+        if (r != 3 || c != 4)
+          v = (v << 1) | (uint64_t) (win[r][c] < centre);
   }
   return v;
 }

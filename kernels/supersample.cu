@@ -12,6 +12,14 @@ template <> struct Vec<uint16_t, 4> { typedef ushort4 type; };
 template <> struct Vec<uint8_t, 2> { typedef uchar2 type; };
 template <> struct Vec<uint16_t, 2> { typedef ushort2 type; };
 
+/* Exact float of a sample (< 2^23) on the full-rate FP32 pipe instead of
+ * the quarter-rate I2F conversion. */
+__device__ __forceinline__ float
+u2f (unsigned int v)
+{
+  return __fsub_rn (__int_as_float (0x4B000000 | v), 8388608.0f);
+}
+
 /* Loads the C samples of one pixel; 2- and 4-channel pixels in one access when aligned. */
 template <typename T, int C, bool VEC>
 __device__ __forceinline__ void
@@ -20,16 +28,16 @@ load_px (const T * __restrict__ row, int x, float (&v)[C], int shift)
   if constexpr (VEC && (C == 2 || C == 4)) {
     typedef typename Vec<T, C>::type V;
     V p = __ldg (reinterpret_cast<const V *> (row) + x);
-    v[0] = (float) (p.x >> shift);
-    v[1] = (float) (p.y >> shift);
+    v[0] = u2f (p.x >> shift);
+    v[1] = u2f (p.y >> shift);
     if constexpr (C == 4) {
-      v[2] = (float) (p.z >> shift);
-      v[3] = (float) (p.w >> shift);
+      v[2] = u2f (p.z >> shift);
+      v[3] = u2f (p.w >> shift);
     }
   } else {
 #pragma unroll
     for (int c = 0; c < C; c++)
-      v[c] = (float) (__ldg (row + x * C + c) >> shift);
+      v[c] = u2f (__ldg (row + x * C + c) >> shift);
   }
 }
 
@@ -104,42 +112,35 @@ axis_weight (const Axis & a, int pos)
   return pos == a.last ? a.w_last : 0.0f;
 }
 
-template <typename T, int C, bool VEC, int N>
-__global__ void __launch_bounds__ (256)
-supersample_fixed_kernel (Geo g)
+/* The fixed-slot chain for one output; fetch (y, x, v) yields pixel (x, y). */
+template <int C, int N, typename Fetch>
+__device__ __forceinline__ void
+accumulate_fixed (const Geo & g, const Axis & ax, const Axis & ay, Fetch fetch,
+    float (&acc)[C])
 {
-  const int dx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (dx >= g.dw || dy >= g.dh)
-    return;
-  const Axis ax = make_axis (ci_ss_span (dx, g.sx, g.sw));
-  const Axis ay = make_axis (ci_ss_span (dy, g.sy, g.sh));
   float wx[N], wy[N];
-  int px[N];
+  int px[N], py[N];
 #pragma unroll
   for (int j = 0; j < N; j++) {
-    const int p = ax.start + j;
+    const int p = ax.start + j, q = ay.start + j;
     wx[j] = p < g.sw ? axis_weight (ax, p) : 0.0f;
     px[j] = wx[j] != 0.0f ? p : ax.start;
-    wy[j] = (ay.start + j) < g.sh ? axis_weight (ay, ay.start + j) : 0.0f;
+    wy[j] = q < g.sh ? axis_weight (ay, q) : 0.0f;
+    py[j] = wy[j] != 0.0f ? q : ay.start;
   }
   float v[N][N][C];
 #pragma unroll
-  for (int i = 0; i < N; i++) {
-    const T *row = (const T *) (g.src + (size_t) (wy[i] != 0.0f ? ay.start + i :
-            ay.start) * g.sstride);
+  for (int i = 0; i < N; i++)
 #pragma unroll
     for (int j = 0; j < N; j++) {
       if (wy[i] != 0.0f && wx[j] != 0.0f) {
-        load_px<T, C, VEC> (row, px[j], v[i][j], g.shift);
+        fetch (py[i], px[j], v[i][j]);
       } else {
 #pragma unroll
         for (int c = 0; c < C; c++)
           v[i][j][c] = 0.0f;
       }
     }
-  }
-  float acc[C];
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = 0.0f;
@@ -152,7 +153,74 @@ supersample_fixed_kernel (Geo g)
       for (int c = 0; c < C; c++)
         acc[c] = __fmaf_rn (v[i][j][c], w, acc[c]);
     }
+}
+
+template <typename T, int C, bool VEC, int N>
+__global__ void __launch_bounds__ (256)
+supersample_fixed_kernel (Geo g)
+{
+  const int dx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx >= g.dw || dy >= g.dh)
+    return;
+  const Axis ax = make_axis (ci_ss_span (dx, g.sx, g.sw));
+  const Axis ay = make_axis (ci_ss_span (dy, g.sy, g.sh));
+  float acc[C];
+  accumulate_fixed<C, N> (g, ax, ay, [&](int y, int x, float (&v)[C]) {
+        load_px<T, C, VEC> ((const T *) (g.src + (size_t) y * g.sstride), x, v,
+            g.shift);
+      }, acc);
   store_px<T, C, VEC> (g, dx, dy, acc);
+}
+
+/* Small footprints: the block first copies its whole input window into shared
+ * memory with W-byte coalesced loads (each input byte read once), then each
+ * thread runs the fixed-slot chain out of shared memory. */
+#define TILE_W 32
+#define TILE_H 8
+template <typename T, int C, int N>
+__global__ void __launch_bounds__ (TILE_W * TILE_H)
+supersample_tile_kernel (Geo g, int tile_pitch, int W)
+{
+  extern __shared__ __align__ (16) uint8_t tile[];
+  const int bx0 = blockIdx.x * TILE_W, by0 = blockIdx.y * TILE_H;
+  const int bx1 = min (bx0 + TILE_W, g.dw) - 1, by1 = min (by0 + TILE_H, g.dh) - 1;
+  const Axis fx = make_axis (ci_ss_span (bx0, g.sx, g.sw));
+  const Axis lx = make_axis (ci_ss_span (bx1, g.sx, g.sw));
+  const Axis fy = make_axis (ci_ss_span (by0, g.sy, g.sh));
+  const Axis ly = make_axis (ci_ss_span (by1, g.sy, g.sh));
+  const int x_hi = min (lx.last + (lx.w_last > 0.0f ? 1 : 0), g.sw);
+  const int y_lo = fy.start, y_hi = min (ly.last + (ly.w_last > 0.0f ? 1 : 0), g.sh);
+  const int pxb = C * (int) sizeof (T);
+  const int byte_lo = (fx.start * pxb) & ~(W - 1);
+  const int byte_hi = (x_hi * pxb + W - 1) & ~(W - 1);
+  const int wpr = (byte_hi - byte_lo) / W, nrows = y_hi - y_lo;
+  const int tid = threadIdx.y * TILE_W + threadIdx.x;
+  for (int i = tid; i < wpr * nrows; i += TILE_W * TILE_H) {
+    const int r = i / wpr, k = i - r * wpr;
+    const uint8_t *src = g.src + (size_t) (y_lo + r) * g.sstride + byte_lo + k * W;
+    uint8_t *dst = tile + r * tile_pitch + k * W;
+    if (W == 16)
+      *(uint4 *) dst = __ldg ((const uint4 *) src);
+    else if (W == 4)
+      *(uint32_t *) dst = __ldg ((const uint32_t *) src);
+    else
+      *dst = __ldg (src);
+  }
+  __syncthreads ();
+  const int dx = bx0 + threadIdx.x, dy = by0 + threadIdx.y;
+  if (dx >= g.dw || dy >= g.dh)
+    return;
+  const Axis ax = make_axis (ci_ss_span (dx, g.sx, g.sw));
+  const Axis ay = make_axis (ci_ss_span (dy, g.sy, g.sh));
+  float acc[C];
+  accumulate_fixed<C, N> (g, ax, ay, [&](int y, int x, float (&v)[C]) {
+        const T *p = (const T *) (tile + (y - y_lo) * tile_pitch + x * pxb - byte_lo);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[c] = u2f (p[c] >> g.shift);
+      }, acc);
+  store_px<T, C, false> (g, dx, dy, acc);
 }
 
 /* Large footprints: one warp per output pixel loads a tile of the footprint
@@ -187,10 +255,20 @@ supersample_warp_kernel (Geo g)
       const int nc = min (cols_per, x1 - tx);
       const int rowlen = nc * C, n = nr * rowlen;
       __syncwarp ();
-      for (int i = lane; i < n; i += 32) {
-        const int r = i / rowlen, k = i - r * rowlen;
-        const T *row = (const T *) (g.src + (size_t) (ty + r) * g.sstride);
-        tile[i] = (float) (__ldg (row + tx * C + k) >> g.shift);
+      /* eight loads in flight per lane before any is used */
+      for (int base = 0; base < n; base += 32 * 8) {
+        float t[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+          const int i = base + u * 32 + lane;
+          const int r = i / rowlen, k = i - r * rowlen;
+          t[u] = i < n ? u2f (__ldg ((const T *) (g.src + (size_t) (ty + r) *
+                          g.sstride) + tx * C + k) >> g.shift) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+          if (base + u * 32 + lane < n)
+            tile[base + u * 32 + lane] = t[u];
       }
       __syncwarp ();
       if (lane < C) {
@@ -230,16 +308,42 @@ launch_fixed (const Geo & g, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
+template <typename T, int C, int N>
+cudaError_t
+launch_tile (const Geo & g, int w, int pitch, int rows, cudaStream_t stream)
+{
+  dim3 block (TILE_W, TILE_H);
+  dim3 grid ((g.dw + TILE_W - 1) / TILE_W, (g.dh + TILE_H - 1) / TILE_H);
+  if (grid.y > 65535)
+    return cudaErrorInvalidConfiguration;
+  const size_t smem = (size_t) pitch * rows;
+  supersample_tile_kernel<T, C, N> <<<grid, block, smem, stream>>> (g, pitch, w);
+  return cudaGetLastError ();
+}
+
 template <typename T, int C, bool VEC>
 cudaError_t
 launch_tc (const Geo & g, int n, cudaStream_t stream)
 {
-  if (n <= 2)
-    return launch_fixed<T, C, VEC, 2> (g, stream);
-  if (n <= 3)
-    return launch_fixed<T, C, VEC, 3> (g, stream);
-  if (n <= 4)
-    return launch_fixed<T, C, VEC, 4> (g, stream);
+  /* Shared-memory window of one block, with room for rounding and alignment. */
+  const int pxb = C * (int) sizeof (T);
+  const int pitch = (((int) ceilf (TILE_W * g.sx) + 4) * pxb + 2 * 16 + 15) & ~15;
+  const int rows = (int) ceilf (TILE_H * g.sy) + 4;
+  const bool fits = (size_t) pitch * rows <= 48 * 1024;
+  int w = 1;
+  if ((uintptr_t) g.src % 16 == 0 && g.sstride % 16 == 0)
+    w = 16;
+  else if ((uintptr_t) g.src % 4 == 0 && g.sstride % 4 == 0)
+    w = 4;
+  if (fits && n <= 2)
+    return launch_tile<T, C, 2> (g, w, pitch, rows, stream);
+  if (fits && n <= 3)
+    return launch_tile<T, C, 3> (g, w, pitch, rows, stream);
+  if (fits && n <= 4)
+    return launch_tile<T, C, 4> (g, w, pitch, rows, stream);
+  if (fits && n <= 6)
+    return launch_tile<T, C, 6> (g, w, pitch, rows, stream);
+  /* big pixels whose window does not fit shared memory */
   if (n <= 6)
     return launch_fixed<T, C, VEC, 6> (g, stream);
   const long long outs = (long long) g.dw * g.dh;

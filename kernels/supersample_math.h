@@ -72,7 +72,13 @@ CI_HD unsigned int
 ci_ss_round (float acc, float inv, unsigned int maxval)
 {
   float v = CI_SS_ADD (CI_SS_MUL (acc, inv), 0.5f);
+#ifdef __CUDA_ARCH__
+  /* Truncation of 0 <= v < 2^23 without the quarter-rate F2I: adding 2^23
+   * rounded toward zero leaves floor (v) in the mantissa. Same result. */
+  int r = __float_as_int (__fadd_rz (v, 8388608.0f)) - 0x4B000000;
+#else
   int r = (int) v;
+#endif
   if (r < 0)
     r = 0;
   if ((unsigned int) r > maxval)

@@ -21,7 +21,9 @@
 #define TM_BLOCK 256
 #define TM_UPD 1024
 #define TM_IPT (CI_TM_MAX_BINS / TM_UPD)
-#define TM_TRC_N (CI_TM_TRC_LUT + 1)
+#define TM_TRC_N CI_TM_TRC_N
+#define TM_EOTF_N CI_TM_EOTF_N
+#define TM_TRC_PAD ((TM_TRC_N + 3) & ~3)    /* keeps the next table 16-byte aligned */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -36,7 +38,7 @@ struct CiTmCuda
 {
   CiTmParams p;
   CiTmCudaRuntime rt;
-  CiTmStatsImpl impl;
+  int impl;
   int bins, primed;
   float *d_eotf, *d_oetf, *d_map;
   CiTmMapRange *d_range;
@@ -77,17 +79,40 @@ struct TmMax
   }
 };
 
+/* Grid-stride walk over 2x2 quads without a division per step: the
+ * stride is split once into whole rows and a remainder. */
+#define TM_QUAD_LOOP_SETUP(p) \
+  const int qw = ((p).width + 1) / 2, qh = ((p).height + 1) / 2; \
+  const unsigned stride_ = gridDim.x * blockDim.x; \
+  const int sy_ = (int) (stride_ / (unsigned) qw), sx_ = (int) (stride_ % (unsigned) qw); \
+  unsigned start_ = blockIdx.x * blockDim.x + threadIdx.x; \
+  int qy = (int) (start_ / (unsigned) qw), qx = (int) (start_ % (unsigned) qw)
+#define TM_QUAD_NEXT() \
+  (qx += sx_, qy += sy_, (qx >= qw ? (qx -= qw, qy++) : 0))
+
+/* Tables into shared memory at block start: 16-byte copies, unrolled, so
+ * the loads are in flight together. */
 static __device__ __forceinline__ void
 tm_copy (float *dst, const float *src, int n)
 {
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
+  int n4 = 0;
+  if ((((uintptr_t) dst | (uintptr_t) src) & 15) == 0) {
+    n4 = n >> 2;
+    float4 *d4 = (float4 *) dst;
+    const float4 *s4 = (const float4 *) src;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < n4; i += blockDim.x)
+      d4[i] = s4[i];
+    n4 <<= 2;
+  }
+  for (int i = n4 + threadIdx.x; i < n; i += blockDim.x)
     dst[i] = src[i];
 }
 
 static __device__ __forceinline__ int
 tm_map_entries (const CiTmParams & p)
 {
-  return p.op == CI_TM_OP_HISTOGRAM ? p.bins : CI_TM_CURVE_LUT + 1;
+  return p.op == CI_TM_OP_HISTOGRAM ? p.bins : CI_TM_CURVE_N;
 }
 
 /* Pixels of the quad inside the frame. */
@@ -136,23 +161,119 @@ tm_merge_hist (const uint32_t * h, uint32_t * g, int bins)
   }
 }
 
-__global__ void __launch_bounds__ (TM_BLOCK)
+/* Aligned full quads: one wide load per row (same arithmetic as
+ * ci_tm_load_quad, so the same bits). */
+static __device__ __forceinline__ void
+tm_load_quad_vec (const CiTmParams & p, const float *eotf,
+    const CiTmInPlanes & in, int x, int y, float rgb[4][3], float *yl,
+    float *l, float *a)
+{
+  const int f = p.in_format;
+  float r[4], g[4], b[4];
+  if (f <= CI_TM_IN_Y444_16) {
+    float yy[4], cb[4], cr[4];
+    const int sh = f == CI_TM_IN_P010 ? 6 : 0;
+    const uint32_t mask = f == CI_TM_IN_I420_10 ? 0x3ffu : 0xffffu;
+    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+    uint32_t a0 = *(const uint32_t *) r0;
+    uint32_t a1 = *(const uint32_t *) (r0 + in.stride[0]);
+    yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & mask);
+    yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & mask);
+    yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & mask);
+    yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & mask);
+    if (f == CI_TM_IN_Y444_16) {
+      const uint8_t *u0 = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
+      const uint8_t *v0 = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
+      uint32_t ua = *(const uint32_t *) u0;
+      uint32_t ub = *(const uint32_t *) (u0 + in.stride[1]);
+      uint32_t va = *(const uint32_t *) v0;
+      uint32_t vb = *(const uint32_t *) (v0 + in.stride[2]);
+      cb[0] = ci_tm_i2f (ua & 0xffffu);
+      cb[1] = ci_tm_i2f (ua >> 16);
+      cb[2] = ci_tm_i2f (ub & 0xffffu);
+      cb[3] = ci_tm_i2f (ub >> 16);
+      cr[0] = ci_tm_i2f (va & 0xffffu);
+      cr[1] = ci_tm_i2f (va >> 16);
+      cr[2] = ci_tm_i2f (vb & 0xffffu);
+      cr[3] = ci_tm_i2f (vb >> 16);
+    } else {
+      float u, v;
+      if (f == CI_TM_IN_I420_10) {
+        u = ci_tm_i2f (ci_tm_rd16 (in.data[1] + (size_t) (y >> 1) *
+                in.stride[1], x >> 1) & 0x3ffu);
+        v = ci_tm_i2f (ci_tm_rd16 (in.data[2] + (size_t) (y >> 1) *
+                in.stride[2], x >> 1) & 0x3ffu);
+      } else {
+        uint32_t uv = *(const uint32_t *) (in.data[1] + (size_t) (y >> 1) *
+            in.stride[1] + 2 * x);
+        u = ci_tm_i2f ((uv & 0xffffu) >> sh);
+        v = ci_tm_i2f ((uv >> 16) >> sh);
+      }
+      cb[0] = cb[1] = cb[2] = cb[3] = u;
+      cr[0] = cr[1] = cr[2] = cr[3] = v;
+    }
+    for (int i = 0; i < 4; i++) {
+      float vy = fmaf (yy[i], p.y_scale, p.y_off);
+      float u = fmaf (cb[i], p.c_scale, p.c_off);
+      float v = fmaf (cr[i], p.c_scale, p.c_off);
+      r[i] = fmaf (p.cr_r, v, vy);
+      g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
+      b[i] = fmaf (p.cb_b, u, vy);
+      a[i] = 1.0f;
+    }
+  } else if (f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) {
+    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
+    uint4 q[2];
+    q[0] = *(const uint4 *) r0;
+    q[1] = *(const uint4 *) (r0 + in.stride[0]);
+    for (int i = 0; i < 4; i++) {
+      uint32_t lo = (i & 1) ? q[i >> 1].z : q[i >> 1].x;
+      uint32_t hi = (i & 1) ? q[i >> 1].w : q[i >> 1].y;
+      float c0 = ci_tm_i2f (lo & 0xffffu) * (1.0f / 65535.0f);
+      float c2 = ci_tm_i2f (hi & 0xffffu) * (1.0f / 65535.0f);
+      g[i] = ci_tm_i2f (lo >> 16) * (1.0f / 65535.0f);
+      r[i] = f == CI_TM_IN_RGBA64 ? c0 : c2;
+      b[i] = f == CI_TM_IN_RGBA64 ? c2 : c0;
+      a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
+    }
+  } else {
+    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
+    uint2 q[2];
+    q[0] = *(const uint2 *) r0;
+    q[1] = *(const uint2 *) (r0 + in.stride[0]);
+    for (int i = 0; i < 4; i++) {
+      uint32_t v = (i & 1) ? q[i >> 1].y : q[i >> 1].x;
+      float c0 = ci_tm_i2f (v & 0x3ffu) * (1.0f / 1023.0f);
+      float c2 = ci_tm_i2f ((v >> 20) & 0x3ffu) * (1.0f / 1023.0f);
+      g[i] = ci_tm_i2f ((v >> 10) & 0x3ffu) * (1.0f / 1023.0f);
+      r[i] = f == CI_TM_IN_RGB10A2 ? c0 : c2;
+      b[i] = f == CI_TM_IN_RGB10A2 ? c2 : c0;
+      a[i] = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
+    }
+  }
+  for (int i = 0; i < 4; i++) {
+    yl[i] = ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb[i]);
+    l[i] = ci_tm_logl (yl[i], eotf);
+  }
+}
+
+template < bool VEC > __global__ void __launch_bounds__ (TM_BLOCK)
 tm_minmax_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     uint32_t * keys)
 {
   extern __shared__ float sm[];
   float *eotf = sm;
-  tm_copy (eotf, g_eotf, TM_TRC_N);
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
   __syncthreads ();
-  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
-  long long nq = (long long) qw * qh;
+  TM_QUAD_LOOP_SETUP (p);
   float lo = INFINITY, hi = -INFINITY;
-  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
-      q += (long long) gridDim.x * blockDim.x) {
-    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+  for (; qy < qh; TM_QUAD_NEXT ()) {
     int x = 2 * qx, y = 2 * qy;
     float rgb[4][3], yl[4], l[4], a[4];
-    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    if (VEC && x + 1 < p.width && y + 1 < p.height)
+      tm_load_quad_vec (p, eotf, in, x, y, rgb, yl, l, a);
+    else
+      ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
     for (int i = 0; i < 4; i++)
       if (tm_valid (p, x, y, i)) {
         lo = fminf (lo, l[i]);
@@ -163,15 +284,15 @@ tm_minmax_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
 }
 
 /* use_keys: range from this frame's min/max (still mode), else from args. */
-__global__ void __launch_bounds__ (TM_BLOCK)
+template < bool VEC > __global__ void __launch_bounds__ (TM_BLOCK)
 tm_hist_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     const uint32_t * keys, int use_keys, float lmin, float scale,
     uint32_t * g_hist)
 {
   extern __shared__ float sm[];
   float *eotf = sm;
-  uint32_t *h = (uint32_t *) (sm + TM_TRC_N);
-  tm_copy (eotf, g_eotf, TM_TRC_N);
+  uint32_t *h = (uint32_t *) (sm + TM_EOTF_N);
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
   for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
     h[b] = 0;
   if (use_keys) {
@@ -180,15 +301,15 @@ tm_hist_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     scale = ci_tm_range_scale (mn, mx, p.bins);
   }
   __syncthreads ();
-  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
-  long long nq = (long long) qw * qh;
-  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
-      q += (long long) gridDim.x * blockDim.x) {
-    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+  TM_QUAD_LOOP_SETUP (p);
+  for (; qy < qh; TM_QUAD_NEXT ()) {
     int x = 2 * qx, y = 2 * qy;
     float rgb[4][3], yl[4], l[4], a[4];
     int bin[4];
-    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    if (VEC && x + 1 < p.width && y + 1 < p.height)
+      tm_load_quad_vec (p, eotf, in, x, y, rgb, yl, l, a);
+    else
+      ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
     for (int i = 0; i < 4; i++)
       bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
     tm_hist_quad (h, p, x, y, bin);
@@ -196,17 +317,59 @@ tm_hist_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
   tm_merge_hist (h, g_hist, p.bins);
 }
 
+/* BT.709 OETF from the hardware log2/exp2 (continuous path). */
+static __device__ __forceinline__ float
+tm_oetf_hw (float v)
+{
+  v = ci_tm_clamp01 (v);
+  return v < 0.018f ? 4.5f * v : 1.099f * exp2f (0.45f * __log2f (v)) - 0.099f;
+}
+
+/* Map + encode; VEC: full quad with aligned planes, wide stores. */
+template < bool VEC, bool HWO > static __device__ __forceinline__ void
+tm_map_quad_dev (const CiTmParams & p, const float *oetf, const float *map,
+    const CiTmOutPlanes & out, int x, int y, float rgb[4][3],
+    const float *yl, const float *l, const int *bin, const float *a)
+{
+  for (int i = 0; i < 4; i++) {
+    float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
+    ci_tm_gamut (p.op, k, rgb[i]);
+    for (int c = 0; c < 3; c++)
+      rgb[i][c] = HWO ? tm_oetf_hw (rgb[i][c]) :
+          ci_tm_lut (oetf, CI_TM_TRC_LUT, rgb[i][c]);
+  }
+  const int f = p.out_format;
+  if (VEC && f <= CI_TM_OUT_BGRX) {
+    const int swap = (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX);
+    const int keep_a = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA);
+    uint32_t w[4];
+    for (int i = 0; i < 4; i++) {
+      uint32_t r8 = ci_tm_q8 (rgb[i][0]), g8 = ci_tm_q8 (rgb[i][1]),
+          b8 = ci_tm_q8 (rgb[i][2]);
+      uint32_t a8 = keep_a ? ci_tm_q8 (a[i]) : 255u;
+      w[i] = swap ? (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
+          (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
+    }
+    uint8_t *r0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
+    *(uint2 *) r0 = make_uint2 (w[0], w[1]);
+    *(uint2 *) (r0 + out.stride[0]) = make_uint2 (w[2], w[3]);
+    return;
+  }
+  ci_tm_encode_quad (&p, &out, x, y, rgb, a);
+}
+
 /* Map (+ this frame's statistics when STATS: video mode). */
-template < bool STATS > __global__ void __launch_bounds__ (TM_BLOCK)
+template < bool STATS, bool VEC, bool HWO > __global__ void
+__launch_bounds__ (TM_BLOCK)
 tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     const float *g_eotf, const float *g_oetf, const float *g_map,
     const CiTmMapRange * g_range, uint32_t * g_hist, uint32_t * keys)
 {
   extern __shared__ float sm[];
   int nmap = tm_map_entries (p);
-  float *eotf = sm, *oetf = sm + TM_TRC_N, *map = sm + 2 * TM_TRC_N;
-  uint32_t *h = (uint32_t *) (map + nmap);
-  tm_copy (eotf, g_eotf, TM_TRC_N);
+  float *eotf = sm, *oetf = sm + TM_EOTF_N, *map = oetf + TM_TRC_PAD;
+  uint32_t *h = (uint32_t *) (map + ((nmap + 3) & ~3));
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
   tm_copy (oetf, g_oetf, TM_TRC_N);
   tm_copy (map, g_map, nmap);
   if (STATS)
@@ -214,16 +377,17 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       h[b] = 0;
   float lmin = g_range->lmin, scale = g_range->scale;
   __syncthreads ();
-  int qw = (p.width + 1) / 2, qh = (p.height + 1) / 2;
-  long long nq = (long long) qw * qh;
+  TM_QUAD_LOOP_SETUP (p);
   float lo = INFINITY, hi = -INFINITY;
-  for (long long q = (long long) blockIdx.x * blockDim.x + threadIdx.x; q < nq;
-      q += (long long) gridDim.x * blockDim.x) {
-    int qy = (int) (q / qw), qx = (int) (q - (long long) qy * qw);
+  for (; qy < qh; TM_QUAD_NEXT ()) {
     int x = 2 * qx, y = 2 * qy;
     float rgb[4][3], yl[4], l[4], a[4];
     int bin[4];
-    ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
+    const bool full = x + 1 < p.width && y + 1 < p.height;
+    if (VEC && full)
+      tm_load_quad_vec (p, eotf, in, x, y, rgb, yl, l, a);
+    else
+      ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
     for (int i = 0; i < 4; i++)
       bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
     if (STATS) {
@@ -234,7 +398,12 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
           hi = fmaxf (hi, l[i]);
         }
     }
-    ci_tm_map_quad (&p, oetf, map, &out, x, y, rgb, yl, l, bin, a);
+    if (VEC && full)
+      tm_map_quad_dev < true, HWO > (p, oetf, map, out, x, y, rgb, yl, l, bin,
+          a);
+    else
+      tm_map_quad_dev < false, HWO > (p, oetf, map, out, x, y, rgb, yl, l,
+          bin, a);
   }
   if (STATS) {
     tm_merge_hist (h, g_hist, p.bins);
@@ -280,10 +449,10 @@ tm_update_kernel (int bins, uint32_t total, int window,
       }
     } else {
       /* KS distance: max |cumulative frame - cumulative average| */
-      unsigned long long ip[TM_IPT], is[TM_IPT], d = 0;
+      unsigned long long pv[TM_IPT], ip[TM_IPT], is[TM_IPT], d = 0;
       for (int i = 0; i < TM_IPT; i++) {
         int b = t * TM_IPT + i;
-        ip[i] = b < bins ? ci_tm_frac (g_hist[b], total) : 0ull;
+        pv[i] = ip[i] = b < bins ? ci_tm_frac (g_hist[b], total) : 0ull;
         is[i] = b < bins ? s[b] : 0ull;
       }
       BS (ts.sc).InclusiveSum (ip, ip);
@@ -307,8 +476,11 @@ tm_update_kernel (int bins, uint32_t total, int window,
         }
       } else {
         int k = cur.count + 1 < window ? cur.count + 1 : window;
-        for (int b = t; b < bins; b += TM_UPD)
-          s[b] = ci_tm_ema_u64 (s[b], ci_tm_frac (g_hist[b], total), k);
+        for (int i = 0; i < TM_IPT; i++) {
+          int b = t * TM_IPT + i;
+          if (b < bins)
+            s[b] = ci_tm_ema_u64 (s[b], pv[i], k);
+        }
         if (t == 0) {
           TmDevState n = { ci_tm_ema_f (cur.smin, fmin, k),
             ci_tm_ema_f (cur.smax, fmax, k), cur.blo, cur.bhi, k, cur.cuts
@@ -362,7 +534,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
         map[b] = ci_tm_hist_target (it[i], sh_top, sh_flag);
     }
   } else {
-    for (int j = t; j <= CI_TM_CURVE_LUT; j += TM_UPD)
+    for (int j = t; j < CI_TM_CURVE_N; j += TM_UPD)
       map[j] = ci_tm_curve_entry (op, j, src, target);
   }
 }
@@ -389,7 +561,7 @@ tm_logl_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf, float *l)
   float r, g, b, a, rgb[3];
   ci_tm_decode (&p, &in, x, y, &r, &g, &b, &a);
   l[(size_t) y * p.width + x] =
-      ci_tm_logl (ci_tm_linearize (&p, g_eotf, r, g, b, rgb));
+      ci_tm_logl (ci_tm_linearize (&p, g_eotf, r, g, b, rgb), g_eotf);
 }
 
 __global__ void
@@ -409,7 +581,7 @@ tm_bin_kernel (const float *l, size_t n, const float *mm, int bins,
     out[i] = (uint16_t) ci_tm_bin (l[i], lmin, scale, bins);
 }
 
-__global__ void
+__global__ void __launch_bounds__ (TM_UPD)
 tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
     int n)
 {
@@ -491,7 +663,7 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
 
 static int
 tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
-    const CiTmCudaRuntime * rt, CiTmStatsImpl impl, cudaStream_t s,
+    const CiTmCudaRuntime * rt, int impl, cudaStream_t s,
     CiTmCuda * tm)
 {
   if (p->bins < CI_TM_MIN_BINS || p->bins > CI_TM_MAX_BINS || p->width < 1
@@ -503,8 +675,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   tm->p.target_peak = rt->target_peak;
   tm->impl = impl;
   tm->bins = p->bins;
-  int nmap = p->bins > CI_TM_CURVE_LUT + 1 ? p->bins : CI_TM_CURVE_LUT + 1;
-  CK (cudaMalloc (&tm->d_eotf, TM_TRC_N * sizeof (float)));
+  int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
+  CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_map, nmap * sizeof (float)));
   CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
@@ -512,7 +684,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   CK (cudaMalloc (&tm->d_keys, 2 * sizeof (uint32_t)));
   CK (cudaMalloc (&tm->d_s, p->bins * sizeof (unsigned long long)));
   CK (cudaMalloc (&tm->d_st, sizeof (TmDevState)));
-  CK (cudaMemcpyAsync (tm->d_eotf, eotf, TM_TRC_N * sizeof (float),
+  CK (cudaMemcpyAsync (tm->d_eotf, eotf, TM_EOTF_N * sizeof (float),
           cudaMemcpyHostToDevice, s));
   CK (cudaMemcpyAsync (tm->d_oetf, oetf, TM_TRC_N * sizeof (float),
           cudaMemcpyHostToDevice, s));
@@ -523,20 +695,40 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   CK (tm_reset_stats (tm, s));
 
   long long nq = (long long) ((p->width + 1) / 2) * ((p->height + 1) / 2);
-  tm->smem_minmax = TM_TRC_N * sizeof (float);
-  tm->smem_hist = (TM_TRC_N + p->bins) * sizeof (float);
-  tm->smem_map = (2 * TM_TRC_N + nmap) * sizeof (float);
+  tm->smem_minmax = TM_EOTF_N * sizeof (float);
+  tm->smem_hist = (TM_EOTF_N + p->bins) * sizeof (float);
+  tm->smem_map = (TM_EOTF_N + TM_TRC_PAD + ((nmap + 3) & ~3)) * sizeof (float);
   tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
-  CK (tm_grid ((const void *) tm_minmax_kernel, tm->smem_minmax, nq,
+  CK (tm_grid ((const void *) tm_minmax_kernel < true >, tm->smem_minmax, nq,
           &tm->grid_minmax));
-  CK (tm_grid ((const void *) tm_hist_kernel, tm->smem_hist, nq,
+  CK (tm_grid ((const void *) tm_minmax_kernel < false >, tm->smem_minmax,
+          nq, &tm->grid_minmax));
+  CK (tm_grid ((const void *) tm_hist_kernel < true >, tm->smem_hist, nq,
           &tm->grid_hist));
-  CK (tm_grid ((const void *) tm_map_kernel < false >, tm->smem_map, nq,
-          &tm->grid_map));
-  CK (tm_grid ((const void *) tm_map_kernel < true >, tm->smem_map_stats, nq,
-          &tm->grid_map_stats));
+  CK (tm_grid ((const void *) tm_hist_kernel < false >, tm->smem_hist, nq,
+          &tm->grid_hist));
+  {
+    /* every variant may be launched: all get the shared-memory opt-in */
+    const void *nostats[] = { (const void *) tm_map_kernel < false, false, false >,
+      (const void *) tm_map_kernel < false, true, false >,
+      (const void *) tm_map_kernel < false, false, true >,
+      (const void *) tm_map_kernel < false, true, true >
+    };
+    const void *stats[] = { (const void *) tm_map_kernel < true, false, false >,
+      (const void *) tm_map_kernel < true, true, false >,
+      (const void *) tm_map_kernel < true, false, true >,
+      (const void *) tm_map_kernel < true, true, true >
+    };
+    int g;
+    for (int i = 3; i >= 0; i--) {
+      CK (tm_grid (nostats[i], tm->smem_map, nq, &g));
+      tm->grid_map = g;
+      CK (tm_grid (stats[i], tm->smem_map_stats, nq, &g));
+      tm->grid_map_stats = g;
+    }
+  }
 
-  if (impl == CI_TM_STATS_CUB) {
+  if (impl & CI_TM_STATS_CUB) {
     size_t n = (size_t) p->width * p->height, b1 = 0, b2 = 0, b3 = 0;
     CK (cudaMalloc (&tm->d_l, n * sizeof (float)));
     CK (cudaMalloc (&tm->d_bin, n * sizeof (uint16_t)));
@@ -588,10 +780,42 @@ ci_tm_cuda_set_runtime (CiTmCuda * tm, const CiTmCudaRuntime * rt,
 }
 
 static int
+tm_aligned (const void *ptr, int stride, int a)
+{
+  return ((uintptr_t) ptr % a) == 0 && stride % a == 0;
+}
+
+/* Wide loads need aligned rows in every input plane. */
+static int
+tm_can_vec_in (const CiTmCuda * tm, const CiTmInPlanes * in)
+{
+  int f = tm->p.in_format, ok = 1;
+  int ia = (f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 16 :
+      (f >= CI_TM_IN_RGB10A2 ? 8 : 4);
+  ok &= tm_aligned (in->data[0], in->stride[0], ia);
+  if (f == CI_TM_IN_P010 || f == CI_TM_IN_P016 || f == CI_TM_IN_Y444_16)
+    ok &= tm_aligned (in->data[1], in->stride[1], 4);
+  if (f == CI_TM_IN_Y444_16)
+    ok &= tm_aligned (in->data[2], in->stride[2], 4);
+  return ok && !(tm->impl & CI_TM_NO_VEC);
+}
+
+/* ... and wide stores aligned rows in the RGB output. */
+static int
+tm_can_vec (const CiTmCuda * tm, const CiTmInPlanes * in,
+    const CiTmOutPlanes * out)
+{
+  int ok = tm_can_vec_in (tm, in);
+  if (tm->p.out_format <= CI_TM_OUT_BGRX)
+    ok &= tm_aligned (out->data[0], out->stride[0], 8);
+  return ok;
+}
+
+static int
 tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
 {
   CK (tm_reset_stats (tm, s));
-  if (tm->impl == CI_TM_STATS_CUB) {
+  if (tm->impl & CI_TM_STATS_CUB) {
     size_t n = (size_t) tm->p.width * tm->p.height, bytes = tm->tmp_bytes;
     dim3 g ((tm->p.width + 255) / 256, tm->p.height);
     tm_logl_kernel <<< g, 256, 0, s >>> (tm->p, *in, tm->d_eotf, tm->d_l);
@@ -612,13 +836,52 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
             tm->bins, (int) n, s));
     return 0;
   }
-  tm_minmax_kernel <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax, s >>>
-      (tm->p, *in, tm->d_eotf, tm->d_keys);
-  CKL ();
-  tm_hist_kernel <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>> (tm->p,
-      *in, tm->d_eotf, tm->d_keys, 1, 0.0f, 0.0f, tm->d_hist);
+  if (tm_can_vec_in (tm, in)) {
+    tm_minmax_kernel < true > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
+        s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
+    CKL ();
+    tm_hist_kernel < true > <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>>
+        (tm->p, *in, tm->d_eotf, tm->d_keys, 1, 0.0f, 0.0f, tm->d_hist);
+  } else {
+    tm_minmax_kernel < false > <<< tm->grid_minmax, TM_BLOCK,
+        tm->smem_minmax, s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
+    CKL ();
+    tm_hist_kernel < false > <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>>
+        (tm->p, *in, tm->d_eotf, tm->d_keys, 1, 0.0f, 0.0f, tm->d_hist);
+  }
   CKL ();
   return 0;
+}
+
+template < bool STATS > static int
+tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
+    const CiTmOutPlanes * out, cudaStream_t s)
+{
+  int grid = STATS ? tm->grid_map_stats : tm->grid_map;
+  size_t smem = STATS ? tm->smem_map_stats : tm->smem_map;
+#define TM_L(V, H) tm_map_kernel < STATS, V, H > <<< grid, TM_BLOCK, smem, s >>> \
+      (tm->p, *in, *out, tm->d_eotf, tm->d_oetf, tm->d_map, tm->d_range, \
+      tm->d_hist, tm->d_keys)
+  if (vec && hwo)
+    TM_L (true, true);
+  else if (vec)
+    TM_L (true, false);
+  else if (hwo)
+    TM_L (false, true);
+  else
+    TM_L (false, false);
+#undef TM_L
+  CKL ();
+  return 0;
+}
+
+static int
+tm_launch_map (CiTmCuda * tm, bool stats, const CiTmInPlanes * in,
+    const CiTmOutPlanes * out, cudaStream_t s)
+{
+  bool vec = tm_can_vec (tm, in, out), hwo = (tm->impl & CI_TM_HW_OETF) != 0;
+  return stats ? tm_launch_map_t < true > (tm, vec, hwo, in, out, s) :
+      tm_launch_map_t < false > (tm, vec, hwo, in, out, s);
 }
 
 extern "C" int
@@ -629,15 +892,9 @@ ci_tm_cuda_process (CiTmCuda * tm, const CiTmInPlanes * in,
   if (tm->rt.smoothing == 0 || !tm->primed) {
     CK (tm_still_stats (tm, in, s));
     CK (tm_launch_update (tm, 1, 1, s));
-    tm_map_kernel < false > <<< tm->grid_map, TM_BLOCK, tm->smem_map, s >>>
-        (tm->p, *in, *out, tm->d_eotf, tm->d_oetf, tm->d_map, tm->d_range,
-        tm->d_hist, tm->d_keys);
-    CKL ();
+    CK (tm_launch_map (tm, false, in, out, s));
   } else {
-    tm_map_kernel < true > <<< tm->grid_map_stats, TM_BLOCK,
-        tm->smem_map_stats, s >>> (tm->p, *in, *out, tm->d_eotf, tm->d_oetf,
-        tm->d_map, tm->d_range, tm->d_hist, tm->d_keys);
-    CKL ();
+    CK (tm_launch_map (tm, true, in, out, s));
     CK (tm_launch_update (tm, 0, 1, s));
   }
   tm->primed = 1;
@@ -649,8 +906,8 @@ ci_tm_cuda_minmax (CiTmCuda * tm, const CiTmInPlanes * in, ci_stream_t stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
   CK (tm_reset_stats (tm, s));
-  tm_minmax_kernel <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax, s >>>
-      (tm->p, *in, tm->d_eotf, tm->d_keys);
+  tm_minmax_kernel < false > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
+      s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
   CKL ();
   return 0;
 }
@@ -661,8 +918,8 @@ ci_tm_cuda_histogram (CiTmCuda * tm, const CiTmInPlanes * in, float lmin,
 {
   cudaStream_t s = (cudaStream_t) stream;
   CK (tm_reset_stats (tm, s));
-  tm_hist_kernel <<< tm->grid_hist, TM_BLOCK, tm->smem_hist, s >>> (tm->p,
-      *in, tm->d_eotf, tm->d_keys, 0, lmin, scale, tm->d_hist);
+  tm_hist_kernel < false > <<< tm->grid_hist, TM_BLOCK, tm->smem_hist,
+      s >>> (tm->p, *in, tm->d_eotf, tm->d_keys, 0, lmin, scale, tm->d_hist);
   CKL ();
   return 0;
 }
@@ -695,7 +952,7 @@ ci_tm_cuda_read_state (CiTmCuda * tm, uint64_t * s_out, float *map_lut,
 {
   cudaStream_t s = (cudaStream_t) stream;
   TmDevState st;
-  int nmap = tm->p.op == CI_TM_OP_HISTOGRAM ? tm->bins : CI_TM_CURVE_LUT + 1;
+  int nmap = tm->p.op == CI_TM_OP_HISTOGRAM ? tm->bins : CI_TM_CURVE_N;
   if (s_out)
     CK (cudaMemcpyAsync (s_out, tm->d_s, tm->bins * sizeof (uint64_t),
             cudaMemcpyDeviceToHost, s));

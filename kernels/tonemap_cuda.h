@@ -17,11 +17,14 @@ extern "C" {
 
 typedef struct CiTmCuda CiTmCuda;
 
-/* How a still frame's (and the first video frame's) statistics are taken. */
+/* Implementation choices (flags).  Statistics of a still frame (and of the
+ * first video frame): fused kernels or CUB. */
 typedef enum
 {
   CI_TM_STATS_FUSED = 0,        /* own kernels: block-private shared histograms + one merge */
-  CI_TM_STATS_CUB               /* log-luminance buffer + cub::DeviceReduce / DeviceHistogram */
+  CI_TM_STATS_CUB = 1,          /* log-luminance buffer + cub::DeviceReduce / DeviceHistogram */
+  CI_TM_HW_OETF = 2,            /* BT.709 OETF from hardware log2/exp2 instead of the table */
+  CI_TM_NO_VEC = 4              /* scalar loads/stores even for aligned frames (benchmark) */
 } CiTmStatsImpl;
 
 /* Per-stream run-time settings (mirror of the reference's CiTmConfig fields). */

@@ -70,8 +70,14 @@ typedef enum
 #define CI_TM_EPS 1e-4f                 /* nits, added before log10 */
 #define CI_TM_LOG10_2 0.30102999566398120f
 #define CI_TM_LOG2_10 3.32192809488736235f
-#define CI_TM_TRC_LUT 4096              /* transfer tables: 4097 points on [0,1] */
-#define CI_TM_CURVE_LUT 1024            /* curve tables: 1025 points on L in [CI_TM_CURVE_LMIN, LMAX] */
+#define CI_TM_TRC_LUT 4096              /* transfer tables: 4097 points on [0,1] (+1 repeat) */
+#define CI_TM_TRC_N (CI_TM_TRC_LUT + 2)
+#define CI_TM_LOG_LUT 256               /* log2 of the mantissa: 257 points on [1,2] (+1 repeat) */
+#define CI_TM_LOG_OFF CI_TM_TRC_N       /* the log table follows the EOTF table */
+#define CI_TM_EOTF_N (CI_TM_TRC_N + CI_TM_LOG_LUT + 2)
+#define CI_TM_CURVE_LUT 1024            /* curve tables: 1025 points on L in [CI_TM_CURVE_LMIN, LMAX] (+1) */
+#define CI_TM_CURVE_N (CI_TM_CURVE_LUT + 2)
+#define CI_TM_MAGIC 12582912.0f         /* 1.5 * 2^23: x + MAGIC rounds x to an integer */
 #define CI_TM_CURVE_LMIN (-4.0f)
 #define CI_TM_CURVE_LMAX 4.0f
 #define CI_TM_MAX_BINS 4096
@@ -159,6 +165,31 @@ ci_tm_clamp01 (float v)
   return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
 }
 
+/* Integer 0 <= v < 2^22 as float without a conversion instruction. */
+CI_HD float
+ci_tm_i2f (uint32_t v)
+{
+  return ci_tm_u2f (0x4B400000u | v) - CI_TM_MAGIC;
+}
+
+/* Round to nearest (ties to even) for |x| < 2^22, as int, no conversion. */
+CI_HD int
+ci_tm_rint (float x)
+{
+  return (int) (ci_tm_f2u (x + CI_TM_MAGIC) - 0x4B400000u);
+}
+
+/* Fast division where only continuity matters (not the bin path). */
+CI_HD float
+ci_tm_fdiv (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fdividef (a, b);
+#else
+  return a / b;
+#endif
+}
+
 /* log2 for normal positive x, from IEEE ops only (bit-identical host/device):
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log2(m) = 2 atanh(t) / ln 2,
  * t = (m-1)/(m+1), odd series to t^11 (|t| <= 0.1716: error < 2e-9). */
@@ -207,11 +238,19 @@ ci_tm_powf (float x, float y)
   return x <= 0.0f ? 0.0f : ci_tm_exp2f (y * ci_tm_log2f (x));
 }
 
-/* log10(Y + eps): the statistic everything is computed on. */
+/* log10(Y + eps): the statistic everything is computed on.  log2 of the
+ * mantissa m in [1,2) by linear interpolation in a 257-point table (error
+ * < 3e-6), at offset CI_TM_LOG_OFF of the EOTF table. */
 CI_HD float
-ci_tm_logl (float y)
+ci_tm_logl (float y, const float *eotf_lut)
 {
-  return ci_tm_log2f (y + CI_TM_EPS) * CI_TM_LOG10_2;
+  const float *lg = eotf_lut + CI_TM_LOG_OFF;
+  uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
+  uint32_t i = (u >> 15) & 0xffu;
+  float t = ci_tm_u2f (0x3f800000u | ((u & 0x7fffu) << 8)) - 1.0f;
+  float e = ci_tm_i2f (u >> 23) - 127.0f;
+  float a = lg[i];
+  return (e + fmaf (t, lg[i + 1] - a, a)) * CI_TM_LOG10_2;
 }
 
 /* Histogram bin of L: floor((L - lmin) * scale) clamped to [0, bins-1]. */
@@ -377,6 +416,7 @@ ci_tm_curve (int op, float y, float src_peak, float target_peak)
 CI_HD float
 ci_tm_curve_entry (int op, int j, float src_peak, float target_peak)
 {
+  j = j < CI_TM_CURVE_LUT ? j : CI_TM_CURVE_LUT;
   float l = CI_TM_CURVE_LMIN + (float) j * ((CI_TM_CURVE_LMAX -
           CI_TM_CURVE_LMIN) / (float) CI_TM_CURVE_LUT);
   float y = ci_tm_exp2f (l * CI_TM_LOG2_10) - CI_TM_EPS;
@@ -432,15 +472,17 @@ ci_tm_bin_range (float smin, float smax, float *blo, float *bhi)
 }
 
 /* ---- per-pixel stages ---- */
-/* Table lookup with linear interpolation, v clamped to [0,1]. */
+/* Table lookup with linear interpolation, v clamped to [0,1]; the table
+ * has n + 2 entries (the last repeats the one at 1.0).  The cell is
+ * round-half-even(f - 0.5), which is floor(f) except where f is an
+ * integer (then t = 1 or 0 give the same value). */
 CI_HD float
 ci_tm_lut (const float *lut, int n, float v)
 {
-  v = ci_tm_clamp01 (v);
-  float f = v * (float) n;
-  int i = (int) f;
-  i = i > n - 1 ? n - 1 : i;
-  float t = f - (float) i;
+  float f = ci_tm_clamp01 (v) * (float) n;
+  float r = (f - 0.5f) + CI_TM_MAGIC;
+  int i = (int) (ci_tm_f2u (r) - 0x4B400000u);
+  float t = f - (r - CI_TM_MAGIC);
   float a = lut[i];
   return fmaf (t, lut[i + 1] - a, a);
 }
@@ -462,47 +504,47 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
     case CI_TM_IN_P010:
     case CI_TM_IN_P016:{
       int sh = p->in_format == CI_TM_IN_P010 ? 6 : 0;
-      yy = (float) (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
+      yy = ci_tm_i2f (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
               x) >> sh);
       r0 = in->data[1] + (size_t) (y >> 1) * in->stride[1];
-      cb = (float) (ci_tm_rd16 (r0, (x >> 1) * 2) >> sh);
-      cr = (float) (ci_tm_rd16 (r0, (x >> 1) * 2 + 1) >> sh);
+      cb = ci_tm_i2f (ci_tm_rd16 (r0, (x >> 1) * 2) >> sh);
+      cr = ci_tm_i2f (ci_tm_rd16 (r0, (x >> 1) * 2 + 1) >> sh);
       break;
     }
     case CI_TM_IN_I420_10:
-      yy = (float) (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
+      yy = ci_tm_i2f (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0],
               x) & 0x3ff);
-      cb = (float) (ci_tm_rd16 (in->data[1] + (size_t) (y >> 1) *
+      cb = ci_tm_i2f (ci_tm_rd16 (in->data[1] + (size_t) (y >> 1) *
               in->stride[1], x >> 1) & 0x3ff);
-      cr = (float) (ci_tm_rd16 (in->data[2] + (size_t) (y >> 1) *
+      cr = ci_tm_i2f (ci_tm_rd16 (in->data[2] + (size_t) (y >> 1) *
               in->stride[2], x >> 1) & 0x3ff);
       break;
     case CI_TM_IN_Y444_16:
-      yy = (float) ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0], x);
-      cb = (float) ci_tm_rd16 (in->data[1] + (size_t) y * in->stride[1], x);
-      cr = (float) ci_tm_rd16 (in->data[2] + (size_t) y * in->stride[2], x);
+      yy = ci_tm_i2f (ci_tm_rd16 (in->data[0] + (size_t) y * in->stride[0], x));
+      cb = ci_tm_i2f (ci_tm_rd16 (in->data[1] + (size_t) y * in->stride[1], x));
+      cr = ci_tm_i2f (ci_tm_rd16 (in->data[2] + (size_t) y * in->stride[2], x));
       break;
     case CI_TM_IN_RGBA64:
     case CI_TM_IN_BGRA64:{
       const uint16_t *px = (const uint16_t *) (in->data[0] +
           (size_t) y * in->stride[0]) + 4 * x;
-      float c0 = (float) px[0] * (1.0f / 65535.0f);
-      float c2 = (float) px[2] * (1.0f / 65535.0f);
-      *g = (float) px[1] * (1.0f / 65535.0f);
+      float c0 = ci_tm_i2f (px[0]) * (1.0f / 65535.0f);
+      float c2 = ci_tm_i2f (px[2]) * (1.0f / 65535.0f);
+      *g = ci_tm_i2f (px[1]) * (1.0f / 65535.0f);
       *r = p->in_format == CI_TM_IN_RGBA64 ? c0 : c2;
       *b = p->in_format == CI_TM_IN_RGBA64 ? c2 : c0;
-      *a = (float) px[3] * (1.0f / 65535.0f);
+      *a = ci_tm_i2f (px[3]) * (1.0f / 65535.0f);
       return;
     }
     default:{                  /* RGB10A2 / BGR10A2 */
       uint32_t v = ((const uint32_t *) (in->data[0] +
               (size_t) y * in->stride[0]))[x];
-      float c0 = (float) (v & 0x3ff) * (1.0f / 1023.0f);
-      float c2 = (float) ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
-      *g = (float) ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
+      float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
+      float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
+      *g = ci_tm_i2f ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
       *r = p->in_format == CI_TM_IN_RGB10A2 ? c0 : c2;
       *b = p->in_format == CI_TM_IN_RGB10A2 ? c2 : c0;
-      *a = (float) (v >> 30) * (1.0f / 3.0f);
+      *a = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
       return;
     }
   }
@@ -558,14 +600,14 @@ ci_tm_gamut (int op, float k, float *rgb)
     yo = ci_tm_clamp01 (yo);
     float mn = fminf (r, fminf (g, b));
     if (mn < 0.0f) {
-      float t = yo / (yo - mn);
+      float t = ci_tm_fdiv (yo, yo - mn);
       r = fmaf (t, r - yo, yo);
       g = fmaf (t, g - yo, yo);
       b = fmaf (t, b - yo, yo);
     }
     float mx = fmaxf (r, fmaxf (g, b));
     if (mx > 1.0f) {
-      float t = (1.0f - yo) / (mx - yo);
+      float t = ci_tm_fdiv (1.0f - yo, mx - yo);
       r = fmaf (t, r - yo, yo);
       g = fmaf (t, g - yo, yo);
       b = fmaf (t, b - yo, yo);
@@ -581,15 +623,16 @@ CI_HD float
 ci_tm_factor (int op, const float *map_lut, float y, float l, int bin)
 {
   if (op == CI_TM_OP_HISTOGRAM)
-    return y > 0.0f ? map_lut[bin] / y : 0.0f;
+    return y > 0.0f ? ci_tm_fdiv (map_lut[bin], y) : 0.0f;
   return ci_tm_lut (map_lut, CI_TM_CURVE_LUT, (l - CI_TM_CURVE_LMIN) *
       (1.0f / (CI_TM_CURVE_LMAX - CI_TM_CURVE_LMIN)));
 }
 
-CI_HD uint8_t
+/* 8-bit code of v in [0,1]: round half to even of 255 v */
+CI_HD uint32_t
 ci_tm_q8 (float v)
 {
-  return (uint8_t) (int) fmaf (ci_tm_clamp01 (v), 255.0f, 0.5f);
+  return (uint32_t) ci_tm_rint (ci_tm_clamp01 (v) * 255.0f);
 }
 
 /* Encode one 2x2 quad whose top-left pixel is (x, y).  rgb[i] is the
@@ -609,21 +652,21 @@ ci_tm_encode_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
         const float *c = rgb[j * 2 + i];
         float yl = fmaf (0.0722f, c[2], fmaf (0.7152f, c[1], 0.2126f * c[0]));
         out->data[0][(size_t) (y + j) * out->stride[0] + x + i] =
-            (uint8_t) (int) fmaf (yl, 219.0f, 16.5f);
+            (uint8_t) ci_tm_rint (fmaf (yl, 219.0f, 16.0f));
         sr += c[0];
         sg += c[1];
         sb += c[2];
         n++;
       }
-    float inv = 1.0f / (float) n;
+    float inv = n == 4 ? 0.25f : (n == 2 ? 0.5f : 1.0f);
     sr *= inv;
     sg *= inv;
     sb *= inv;
     float yl = fmaf (0.0722f, sb, fmaf (0.7152f, sg, 0.2126f * sr));
-    uint8_t u = (uint8_t) (int) fmaf ((sb - yl) * (1.0f / 1.8556f), 224.0f,
-        128.5f);
-    uint8_t v = (uint8_t) (int) fmaf ((sr - yl) * (1.0f / 1.5748f), 224.0f,
-        128.5f);
+    uint8_t u = (uint8_t) ci_tm_rint (fmaf ((sb - yl) * (1.0f / 1.8556f),
+            224.0f, 128.0f));
+    uint8_t v = (uint8_t) ci_tm_rint (fmaf ((sr - yl) * (1.0f / 1.5748f),
+            224.0f, 128.0f));
     if (f == CI_TM_OUT_I420) {
       out->data[1][(size_t) (y >> 1) * out->stride[1] + (x >> 1)] = u;
       out->data[2][(size_t) (y >> 1) * out->stride[2] + (x >> 1)] = v;
@@ -660,6 +703,43 @@ ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
     const CiTmInPlanes * in, int x, int y, float rgb[4][3], float *ylum,
     float *l, float *a)
 {
+  int f = p->in_format;
+  if (f == CI_TM_IN_P010 || f == CI_TM_IN_P016 || f == CI_TM_IN_I420_10) {
+    /* 4:2:0: one chroma sample for the quad; same arithmetic as
+     * ci_tm_decode */
+    float cb, cr, yy[4];
+    int sh = f == CI_TM_IN_P010 ? 6 : 0;
+    uint32_t mask = f == CI_TM_IN_I420_10 ? 0x3ffu : 0xffffu;
+    int x1 = x + 1 < p->width ? x + 1 : x, y1 = y + 1 < p->height ? y + 1 : y;
+    const uint8_t *r0 = in->data[0] + (size_t) y * in->stride[0];
+    const uint8_t *r1 = in->data[0] + (size_t) y1 * in->stride[0];
+    yy[0] = ci_tm_i2f ((ci_tm_rd16 (r0, x) >> sh) & mask);
+    yy[1] = ci_tm_i2f ((ci_tm_rd16 (r0, x1) >> sh) & mask);
+    yy[2] = ci_tm_i2f ((ci_tm_rd16 (r1, x) >> sh) & mask);
+    yy[3] = ci_tm_i2f ((ci_tm_rd16 (r1, x1) >> sh) & mask);
+    if (f == CI_TM_IN_I420_10) {
+      cb = ci_tm_i2f (ci_tm_rd16 (in->data[1] + (size_t) (y >> 1) *
+              in->stride[1], x >> 1) & 0x3ff);
+      cr = ci_tm_i2f (ci_tm_rd16 (in->data[2] + (size_t) (y >> 1) *
+              in->stride[2], x >> 1) & 0x3ff);
+    } else {
+      const uint8_t *c0 = in->data[1] + (size_t) (y >> 1) * in->stride[1];
+      cb = ci_tm_i2f (ci_tm_rd16 (c0, x) >> sh);
+      cr = ci_tm_i2f (ci_tm_rd16 (c0, x + 1) >> sh);
+    }
+    cb = fmaf (cb, p->c_scale, p->c_off);
+    cr = fmaf (cr, p->c_scale, p->c_off);
+    for (int i = 0; i < 4; i++) {
+      float v = fmaf (yy[i], p->y_scale, p->y_off);
+      float r = fmaf (p->cr_r, cr, v);
+      float g = fmaf (p->cr_g, cr, fmaf (p->cb_g, cb, v));
+      float b = fmaf (p->cb_b, cb, v);
+      a[i] = 1.0f;
+      ylum[i] = ci_tm_linearize (p, eotf_lut, r, g, b, rgb[i]);
+      l[i] = ci_tm_logl (ylum[i], eotf_lut);
+    }
+    return;
+  }
   for (int i = 0; i < 4; i++) {
     int px = x + (i & 1), py = y + (i >> 1);
     px = px < p->width ? px : p->width - 1;
@@ -667,7 +747,7 @@ ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
     float r, g, b;
     ci_tm_decode (p, in, px, py, &r, &g, &b, &a[i]);
     ylum[i] = ci_tm_linearize (p, eotf_lut, r, g, b, rgb[i]);
-    l[i] = ci_tm_logl (ylum[i]);
+    l[i] = ci_tm_logl (ylum[i], eotf_lut);
   }
 }
 

@@ -63,90 +63,110 @@ void
 sgm_ref_census (const uint8_t * img, size_t stride, SgmLuma luma,
     int width, int height, int census, uint64_t * out)
 {
+  /* luma once per pixel, then the windows from it */
+  int *lum = malloc ((size_t) (width + 8) * (height + 6) * sizeof *lum);
   int win[7][9];
+  if (!lum) {
+    /* no memory for the luma image: read the input for every window */
+    for (int y = 0; y < height; y++)
+      for (int x = 0; x < width; x++) {
+        for (int r = 0; r < 7; r++)
+          for (int c = 0; c < 9; c++)
+            win[r][c] = sgm_luma_at (img, stride, luma,
+                sgm_clampi (x + c - 4, 0, width - 1),
+                sgm_clampi (y + r - 3, 0, height - 1));
+        out[(size_t) y * width + x] = sgm_census_from_window (win, census);
+      }
+    return;
+  }
+  /* lum is the luma with a replicated 4 (x) / 3 (y) pixel border, so the
+   * windows below need no clamping */
+  const int pw = width + 8;
+  for (int y = 0; y < height + 6; y++)
+    for (int x = 0; x < pw; x++)
+      lum[(size_t) y * pw + x] = sgm_luma_at (img, stride, luma,
+          sgm_clampi (x - 4, 0, width - 1), sgm_clampi (y - 3, 0, height - 1));
   for (int y = 0; y < height; y++) {
     for (int x = 0; x < width; x++) {
-      for (int r = 0; r < 7; r++) {
-        int yy = sgm_clampi (y + r - 3, 0, height - 1);
-        for (int c = 0; c < 9; c++) {
-          int xx = sgm_clampi (x + c - 4, 0, width - 1);
-          win[r][c] = sgm_luma_at (img, stride, luma, xx, yy);
-        }
-      }
+      for (int r = 0; r < 7; r++)
+        for (int c = 0; c < 9; c++)
+          win[r][c] = lum[(size_t) (y + r) * pw + x + c];
       out[(size_t) y * width + x] = sgm_census_from_window (win, census);
     }
   }
+  free (lum);
 }
 
-void
+/* Hamming distances are popcounts: use the instruction where the CPU has it
+ * (GCC picks the clone at load time; the result is the same either way). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SGM_POPCNT_CLONES __attribute__ ((target_clones ("popcnt", "default")))
+#else
+#define SGM_POPCNT_CLONES
+#endif
+
+SGM_POPCNT_CLONES void
 sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost)
 {
   const int W = p->width, D = p->num_disp;
-  for (int y = 0; y < p->height; y++)
-    for (int x = 0; x < W; x++)
-      for (int d = 0; d < D; d++)
-        cost[((size_t) y * W + x) * D + d] =
-            (uint8_t) sgm_cost (cl[(size_t) y * W + x], cr + (size_t) y * W,
-            x - p->min_disp - d, W, p->census);
-}
-
-/* Costs of one pixel for all d into c[0..D-1]. */
-static void
-pixel_costs (const uint64_t * cl_row, const uint64_t * cr_row,
-    const SgmParams * p, int x, uint16_t * c)
-{
-  const int W = p->width, D = p->num_disp;
-  const uint64_t l = cl_row[x];
   const int cmax = sgm_census_bits (p->census);
-  for (int d = 0; d < D; d++) {
-    int xr = x - p->min_disp - d;
-    c[d] = (uint16_t) ((xr < 0 || xr >= W) ? cmax :
-        sgm_popcount64 (l ^ cr_row[xr]));
+  for (int y = 0; y < p->height; y++) {
+    const uint64_t *cr_row = cr + (size_t) y * W;
+    for (int x = 0; x < W; x++) {
+      const uint64_t l = cl[(size_t) y * W + x];
+      uint8_t *c = cost + ((size_t) y * W + x) * D;
+      /* xr = x - min - d lies in the image for d in [lo, hi] */
+      const int lo = sgm_clampi (x - p->min_disp - (W - 1), 0, D);
+      const int hi = sgm_clampi (x - p->min_disp, -1, D - 1);
+      for (int d = 0; d < D; d++)
+        c[d] = (uint8_t) cmax;
+      for (int d = lo; d <= hi; d++)
+        c[d] = (uint8_t) sgm_popcount64 (l ^ cr_row[x - p->min_disp - d]);
+    }
   }
 }
 
-/* L at one pixel from the previous pixel on the path (prev == NULL: first). */
+/* L at one pixel from the previous pixel on the path (prev == NULL: first).
+ * prev[-1] and prev[D] exist and hold a value that never wins (see
+ * aggregate_path_costs), so the loop has no edge cases and vectorises. */
 static void
-pixel_path (const uint16_t * c, const uint16_t * prev, const SgmParams * p,
+pixel_path (const uint8_t * c, const uint16_t * prev, const SgmParams * p,
     uint16_t * out)
 {
   const int D = p->num_disp;
   const int p1 = p->p1, p2 = sgm_effective_p2 (p->p1, p->p2);
   if (!prev) {
-    memcpy (out, c, (size_t) D * sizeof *out);
+    for (int d = 0; d < D; d++)
+      out[d] = c[d];
     return;
   }
   int mn = prev[0];
   for (int d = 1; d < D; d++)
     mn = prev[d] < mn ? prev[d] : mn;
-  /* a missing neighbour disparity: big enough to never win */
-  const int none = mn + p2;
-  for (int d = 0; d < D; d++) {
-    int lo = d > 0 ? prev[d - 1] : none;
-    int hi = d + 1 < D ? prev[d + 1] : none;
-    out[d] = (uint16_t) sgm_aggregate_step (c[d], prev[d], lo, hi, mn, p1, p2);
-  }
+  for (int d = 0; d < D; d++)
+    out[d] = (uint16_t) sgm_aggregate_step (c[d], prev[d], prev[d - 1],
+        prev[d + 1], mn, p1, p2);
 }
 
-int
-sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
-    const SgmParams * p, int dir, uint16_t * acc, int accumulate)
+/* Path @dir from the cost volume (see sgm_ref_aggregate_path). */
+static int
+aggregate_path_costs (const uint8_t * cost, const SgmParams * p, int dir,
+    uint16_t * acc, int accumulate)
 {
   const int W = p->width, H = p->height, D = p->num_disp;
   const int dx = sgm_dir_dx (dir), dy = sgm_dir_dy (dir);
-  /* two rows of L: the row being computed and the one before along dy */
-  uint16_t *rows = malloc ((size_t) 2 * W * D * sizeof *rows);
-  uint16_t *c = malloc ((size_t) D * sizeof *c);
-  if (!rows || !c) {
-    free (rows);
-    free (c);
+  /* Two rows of L (the row being computed and the one before along dy),
+   * each pixel's D values framed by one sentinel on either side. */
+  const size_t ps = (size_t) D + 2;
+  uint16_t *rows = malloc (2 * W * ps * sizeof *rows);
+  if (!rows)
     return -1;
-  }
-  uint16_t *cur = rows, *prv = rows + (size_t) W * D;
+  for (size_t i = 0; i < 2 * W * ps; i++)
+    rows[i] = 0xffff - SGM_MAX_P;       /* + p1 never beats prev_min + p2 */
+  uint16_t *cur = rows + 1, *prv = rows + W * ps + 1;
   for (int i = 0; i < H; i++) {
     const int y = dy >= 0 ? i : H - 1 - i;
-    const uint64_t *cl_row = cl + (size_t) y * W, *cr_row = cr + (size_t) y * W;
     for (int j = 0; j < W; j++) {
       /* along dx so that, for dy == 0, the previous pixel is already done */
       const int x = dx >= 0 ? j : W - 1 - j;
@@ -154,14 +174,14 @@ sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
       const uint16_t *prev = NULL;
       if (xp >= 0 && xp < W) {
         if (dy == 0)
-          prev = cur + (size_t) xp *D;
+          prev = cur + xp * ps;
         else if (i > 0)
-          prev = prv + (size_t) xp *D;
+          prev = prv + xp * ps;
       }
-      uint16_t *out = cur + (size_t) x * D;
-      pixel_costs (cl_row, cr_row, p, x, c);
-      pixel_path (c, prev, p, out);
-      uint16_t *a = acc + ((size_t) y * W + x) * D;
+      uint16_t *out = cur + x * ps;
+      const size_t pix = (size_t) y * W + x;
+      pixel_path (cost + pix * D, prev, p, out);
+      uint16_t *a = acc + pix * D;
       if (accumulate)
         for (int d = 0; d < D; d++)
           a[d] = (uint16_t) (a[d] + out[d]);
@@ -173,18 +193,36 @@ sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
     prv = t;
   }
   free (rows);
-  free (c);
   return 0;
+}
+
+int
+sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, int dir, uint16_t * acc, int accumulate)
+{
+  uint8_t *cost = malloc ((size_t) p->width * p->height * p->num_disp);
+  if (!cost)
+    return -1;
+  sgm_ref_cost_volume (cl, cr, p, cost);
+  int ret = aggregate_path_costs (cost, p, dir, acc, accumulate);
+  free (cost);
+  return ret;
 }
 
 int
 sgm_ref_aggregate (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint16_t * sum)
 {
-  for (int dir = 0; dir < p->paths; dir++)
-    if (sgm_ref_aggregate_path (cl, cr, p, dir, sum, dir > 0) < 0)
-      return -1;
-  return 0;
+  /* the costs once, then every path from them */
+  uint8_t *cost = malloc ((size_t) p->width * p->height * p->num_disp);
+  if (!cost)
+    return -1;
+  sgm_ref_cost_volume (cl, cr, p, cost);
+  int ret = 0;
+  for (int dir = 0; dir < p->paths && ret == 0; dir++)
+    ret = aggregate_path_costs (cost, p, dir, sum, dir > 0);
+  free (cost);
+  return ret;
 }
 
 void

@@ -10,8 +10,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Stages (each exposed so tests can compare them one by one):
- *   census -> cost (on the fly, or as a volume for tests) -> per-path
- *   aggregation summed into S (uint16, W*H*D, index (y*W + x)*D + d)
+ *   census -> cost volume (uint8, W*H*D) -> per-path aggregation summed
+ *   into S (uint16, W*H*D, index (y*W + x)*D + d)
  *   -> WTA with uniqueness and subpixel (left) + plain WTA (right, from the
  *   same S) -> left-right check -> 3x3 median.
  * Conventions are in kernels/sgm_math.h.

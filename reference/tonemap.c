@@ -99,8 +99,9 @@ ci_tm_params_init (const CiTmConfig * cfg, CiTmParams * p)
 void
 ci_tm_build_trc_luts (const CiTmConfig * cfg, float *eotf, float *oetf)
 {
-  for (int i = 0; i <= CI_TM_TRC_LUT; i++) {
-    double v = (double) i / CI_TM_TRC_LUT, e;
+  for (int i = 0; i < CI_TM_TRC_N; i++) {
+    double v = (double) (i < CI_TM_TRC_LUT ? i : CI_TM_TRC_LUT) / CI_TM_TRC_LUT,
+        e;
     switch (cfg->transfer) {
       case CI_TM_TRC_PQ:
         e = ci_tm_pq_eotf (v);
@@ -118,6 +119,10 @@ ci_tm_build_trc_luts (const CiTmConfig * cfg, float *eotf, float *oetf)
     eotf[i] = (float) e;
     oetf[i] = (float) ci_tm_bt709_oetf (v);
   }
+  /* log2 of the mantissa 1 + j/256 */
+  for (int j = 0; j < CI_TM_LOG_LUT + 2; j++)
+    eotf[CI_TM_LOG_OFF + j] = (float) log2 (1.0 + (double) (j <= CI_TM_LOG_LUT
+            ? j : CI_TM_LOG_LUT) / CI_TM_LOG_LUT);
 }
 
 uint64_t
@@ -219,7 +224,7 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
       map_lut[b] = ci_tm_hist_target (cdf[b], cdf[bins - 1], nonzero <= 1);
     free (cdf);
   } else {
-    for (int j = 0; j <= CI_TM_CURVE_LUT; j++)
+    for (int j = 0; j < CI_TM_CURVE_N; j++)
       map_lut[j] = ci_tm_curve_entry (cfg->op, j, range->src_peak,
           cfg->target_peak);
   }
@@ -234,7 +239,7 @@ ci_tm_ref_minmax (const CiTmParams * p, const float *eotf,
     for (int x = 0; x < p->width; x++) {
       float r, g, b, a, rgb[3];
       ci_tm_decode (p, in, x, y, &r, &g, &b, &a);
-      float l = ci_tm_logl (ci_tm_linearize (p, eotf, r, g, b, rgb));
+      float l = ci_tm_logl (ci_tm_linearize (p, eotf, r, g, b, rgb), eotf);
       lo = l < lo ? l : lo;
       hi = l > hi ? l : hi;
     }
@@ -251,7 +256,7 @@ ci_tm_ref_histogram (const CiTmParams * p, const float *eotf,
     for (int x = 0; x < p->width; x++) {
       float r, g, b, a, rgb[3];
       ci_tm_decode (p, in, x, y, &r, &g, &b, &a);
-      float l = ci_tm_logl (ci_tm_linearize (p, eotf, r, g, b, rgb));
+      float l = ci_tm_logl (ci_tm_linearize (p, eotf, r, g, b, rgb), eotf);
       hist[ci_tm_bin (l, lmin, scale, p->bins)]++;
     }
 }
@@ -260,7 +265,7 @@ struct CiTonemap
 {
   CiTmConfig cfg;
   CiTmParams p;
-  float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+  float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
   CiTmState st;
   float *map_lut;
   CiTmMapRange range;
@@ -275,8 +280,8 @@ ci_tonemap_new (const CiTmConfig * cfg)
   ci_tm_params_init (cfg, &tm->p);
   ci_tm_build_trc_luts (cfg, tm->eotf, tm->oetf);
   ci_tm_state_init (&tm->st, cfg->bins);
-  tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_LUT + 1 ?
-          cfg->bins : CI_TM_CURVE_LUT + 1), sizeof (float));
+  tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
+          cfg->bins : CI_TM_CURVE_N), sizeof (float));
   tm->hist = calloc ((size_t) cfg->bins, sizeof (uint32_t));
   return tm;
 }

@@ -39,7 +39,8 @@ typedef struct
 
 void ci_tm_config_defaults (CiTmConfig * cfg);
 void ci_tm_params_init (const CiTmConfig * cfg, CiTmParams * p);
-/* eotf[4097]: code [0,1] -> nits (HLG: scene light); oetf[4097]: BT.709 OETF */
+/* eotf[CI_TM_EOTF_N]: code [0,1] -> nits (HLG: scene light), then the log2
+ * mantissa table; oetf[CI_TM_TRC_N]: BT.709 OETF */
 void ci_tm_build_trc_luts (const CiTmConfig * cfg, float *eotf, float *oetf);
 /* Scene-cut threshold in the fixed-point units of the smoothed histogram. */
 uint64_t ci_tm_cut_threshold (float l1);
@@ -61,7 +62,7 @@ void ci_tm_state_clear (CiTmState * st);
  * fresh: discard history (still mode / first frame). */
 int ci_tm_state_update (CiTmState * st, const uint32_t * hist, uint32_t total,
     float fmin, float fmax, int window, uint64_t cut_thr, int fresh);
-/* The map stage's table (bins entries for histogram, CI_TM_CURVE_LUT+1 for
+/* The map stage's table (bins entries for histogram, CI_TM_CURVE_N for
  * curves) and range from the state. */
 void ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
     float *map_lut, CiTmMapRange * range);

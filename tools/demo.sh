@@ -26,6 +26,6 @@ gst-launch-1.0 -q videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers
   video/x-raw,width=480,height=270 ! pngenc ! filesink location=$out/videoscale.png
 echo "demo: wrote $out/supersample.png (${kind}supersample) and $out/videoscale.png"
 for step in pipelines/demo-*.sh; do
-  [ -f "$step" ] && KIND=$kind OUT=$out sh "$step"
+  [ -f "$step" ] && sh "$step" $kind "$out"
 done
 echo "demo: done"

@@ -90,6 +90,28 @@ compare_sum (const char *tag, const char *stage, const uint16_t * dev,
 }
 
 static void
+compare_cost (const char *tag, const uint8_t * dev, const uint8_t * ref,
+    size_t n, int D)
+{
+  const int Ds = sgm_sum_stride (D);
+  uint8_t *h = malloc (n * Ds);
+  CK (cudaMemcpy (h, dev, n * Ds, cudaMemcpyDeviceToHost));
+  long bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (int d = 0; d < D; d++)
+      bad += h[i * Ds + d] != ref[i * D + d];
+    for (int d = D; d < Ds; d++)
+      bad += h[i * Ds + d] != 0;        /* padding is defined as 0 */
+  }
+  checks++;
+  if (bad) {
+    failures++;
+    printf ("FAIL %s cost volume: %ld differ\n", tag, bad);
+  }
+  free (h);
+}
+
+static void
 make_pair (uint8_t * l, uint8_t * r, size_t stride, int w, int h, int bpp,
     int shift, uint64_t seed)
 {
@@ -150,33 +172,44 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   compare (tag, "census left", dcl, cl, n, 8);
   compare (tag, "census right", dcr, cr, n, 8);
 
-  /* costs */
-  uint8_t *cost = malloc (nv), *dcost = dalloc (nv);
+  /* costs (kept on the device for the aggregation) */
+  const size_t nvs = n * sgm_sum_stride (D);
+  uint8_t *cost = malloc (nv), *dcost = dalloc (nvs);
   sgm_ref_cost_volume (cl, cr, &p, cost);
   KL (sgm_cuda_cost_volume (dcl, dcr, &p, dcost, stream));
-  compare (tag, "cost volume", dcost, cost, nv, 1);
+  compare_cost (tag, dcost, cost, n, D);
   free (cost);
-  CK (cudaFree (dcost));
 
-  /* each path alone, then the sum */
-  const size_t nvs = n * sgm_sum_stride (D);
+  /* each path alone, then the sum; both CUDA implementations */
   uint16_t *acc = malloc (nv * 2), *dacc = dalloc (nvs * 2);
   for (int dir = 0; dir < 8; dir++) {
-    char st[32];
-    snprintf (st, sizeof st, "path %d (%d,%d)", dir, sgm_dir_dx (dir),
-        sgm_dir_dy (dir));
+    char st[64];
     if (sgm_ref_aggregate_path (cl, cr, &p, dir, acc, 0) < 0)
       exit (1);
-    poison (dacc, nvs * 2);
-    KL (sgm_cuda_aggregate_path (dcl, dcr, &p, dir, dacc, 0, stream));
-    compare_sum (tag, st, dacc, acc, n, D);
+    for (int v = 0; v < 2; v++) {
+      snprintf (st, sizeof st, "path %d (%d,%d) %s", dir, sgm_dir_dx (dir),
+          sgm_dir_dy (dir), v ? "census kernel" : "cost kernel");
+      poison (dacc, nvs * 2);
+      if (v)
+        KL (sgm_cuda_aggregate_path_census (dcl, dcr, &p, dir, dacc, 0,
+                stream));
+      else
+        KL (sgm_cuda_aggregate_path (dcost, &p, dir, dacc, 0, stream));
+      compare_sum (tag, st, dacc, acc, n, D);
+    }
   }
   if (sgm_ref_aggregate (cl, cr, &p, acc) < 0)
     exit (1);
   poison (dacc, nvs * 2);
   for (int dir = 0; dir < p.paths; dir++)
-    KL (sgm_cuda_aggregate_path (dcl, dcr, &p, dir, dacc, dir > 0, stream));
+    KL (sgm_cuda_aggregate_path_census (dcl, dcr, &p, dir, dacc, dir > 0,
+            stream));
+  compare_sum (tag, "summed volume (census kernel)", dacc, acc, n, D);
+  poison (dacc, nvs * 2);
+  for (int dir = 0; dir < p.paths; dir++)
+    KL (sgm_cuda_aggregate_path (dcost, &p, dir, dacc, dir > 0, stream));
   compare_sum (tag, "summed volume", dacc, acc, n, D);
+  CK (cudaFree (dcost));
 
   /* WTA, right winners, LR, median */
   int16_t *disp = malloc (n * 2), *dint = malloc (n * 2), *dr = malloc (n * 2);

@@ -18,6 +18,8 @@ int ci_cuda_supersample_plane (const void *src, const CiSsPlane * sp,
   printf ("CUDA error %s at %s:%d\n", cudaGetErrorString (e_), __FILE__, __LINE__); exit (1); } } while (0)
 
 static int failures, cases;
+static unsigned max_diff;
+static int first_bad_x = -1, first_bad_y, first_ref, first_got;
 static cudaStream_t stream;
 
 static void
@@ -62,8 +64,11 @@ compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, in
       exit (1);
     }
   } else {
+    /* Legacy default stream, then a device-wide sync: whatever stream NPP
+     * really runs on, its result is complete before we read it. */
     int st = ci_npp_resize_super (d_src, (int) sp.stride, sw, sh, d_dst, (int) dp.stride,
-        dw, dh, C, bps, stream);
+        dw, dh, C, bps, 0);
+    CK (cudaDeviceSynchronize ());
     if (st != 0) {
       printf ("NPP status %d for %dx%d->%dx%d C%d\n", st, sw, sh, dw, dh, C);
       *total = 0;
@@ -88,6 +93,16 @@ compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, in
         a = ((uint16_t *) (h_ref + y * dp.stride))[x];
         b = ((uint16_t *) (h_out + y * dp.stride))[x];
       }
+      if (a != b) {
+        unsigned d = a > b ? a - b : b - a;
+        max_diff = d > max_diff ? d : max_diff;
+        if (first_bad_x < 0) {
+          first_bad_x = x;
+          first_bad_y = y;
+          first_ref = (int) a;
+          first_got = (int) b;
+        }
+      }
       bad += a != b;
     }
   cudaFree (d_src);
@@ -106,14 +121,49 @@ static const int issue_sizes[][4] = {
   {333, 777, 331, 2}, {2, 2, 1, 1}, {17, 1000, 16, 999}, {1000, 17, 999, 16},
 };
 
+/* `probe SW SH DW DH C BPS`: NPP vs the model for one geometry, across source
+ * and destination step paddings and input kinds — to locate a disagreement. */
+static int
+probe (char **a)
+{
+  int sw = atoi (a[0]), sh = atoi (a[1]), dw = atoi (a[2]), dh = atoi (a[3]);
+  int C = atoi (a[4]), bps = atoi (a[5]);
+  if (!ci_npp_load ()) {
+    printf ("no NPP\n");
+    return 77;
+  }
+  static const int pads[][2] = { {0, 0}, {1, 0}, {0, 1}, {3, 5}, {64, 64}, {-1, -1} };
+  for (int kind = 0; kind < 2; kind++)
+    for (int i = 0; i < 6; i++) {
+      int sp = pads[i][0], dp = pads[i][1];
+      if (sp < 0) {             /* align both steps to 256 bytes */
+        sp = (256 - (sw * C * bps) % 256) % 256;
+        dp = (256 - (dw * C * bps) % 256) % 256;
+      }
+      long tot;
+      max_diff = 0;
+      first_bad_x = -1;
+      long bad = compare (sw, sh, dw, dh, C, bps, 0, sp * bps, dp * bps, kind, 1, &tot);
+      printf ("%dx%d->%dx%d C%d bps%d kind%d src+%d dst+%d: %ld/%ld differ, max %u",
+          sw, sh, dw, dh, C, bps, kind, sp * bps, dp * bps, bad, tot, max_diff);
+      if (first_bad_x >= 0)
+        printf (", first at sample %d row %d: model %d NPP %d", first_bad_x, first_bad_y,
+            first_ref, first_got);
+      printf ("\n");
+    }
+  return 0;
+}
+
 int
-main (void)
+main (int argc, char **argv)
 {
   if (ci_cuda_device_count () == 0) {
     printf ("SKIP: no CUDA device\n");
     return 77;
   }
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  if (argc == 8 && strcmp (argv[1], "probe") == 0)
+    return probe (argv + 2);
   int n = sizeof issue_sizes / sizeof issue_sizes[0];
 
   /* 1. CUDA vs reference: every case, channel count, depth, aligned and odd pitches. */

@@ -110,8 +110,12 @@ test_agreement (void)
   long diff_all = 0, bytes_all = 0;
   cudaStream_t s;
   CU (cudaStreamCreate (&s));
+  for (int layout = 0; layout < 2; layout++)
   for (int fi = 0; fi < CI_TM_IN_N; fi++) {
-    TmFrame *in = tm_frame_new_in (fi, w, h, 40);
+    /* layout 0: rows padded to odd multiples of 4 (scalar path); 1: rows
+     * aligned to 64 bytes (wide loads and stores) */
+    const int pin = layout ? -64 : 40, pout = layout ? -64 : 24;
+    TmFrame *in = tm_frame_new_in (fi, w, h, pin);
     tm_fill_scene (in, 0, 0.01, 3);
     DevFrame din;
     dev_upload (in, &din);
@@ -136,15 +140,15 @@ test_agreement (void)
           cfg.smoothing = video ? 4 : 0;
           CiTonemap *ref = ci_tonemap_new (&cfg);
           CiTmParams p;
-          float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+          float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
           ci_tm_params_init (&cfg, &p);
           ci_tm_build_trc_luts (&cfg, eotf, oetf);
           CiTmCudaRuntime rt = rt_of (&cfg);
           CiTmCuda *g = NULL;
           CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s,
                   &g));
-          TmFrame *oref = tm_frame_new_out (fo, w, h, 24);
-          TmFrame *ogpu = tm_frame_new_out (fo, w, h, 24);
+          TmFrame *oref = tm_frame_new_out (fo, w, h, pout);
+          TmFrame *ogpu = tm_frame_new_out (fo, w, h, pout);
           DevFrame dout;
           dev_upload (ogpu, &dout);
           int frames = video ? 6 : 1;
@@ -175,9 +179,9 @@ test_agreement (void)
             for (int i = 0; i < oref->nplanes; i++)
               bytes_all += (long) tm_frame_rows (oref, i) *
                   tm_frame_row_bytes (oref, i);
-            CHECK (wd <= 1, "%s -> %s %s %s frame %d: max diff %d (%ld bytes)",
-                tm_in_name (fi), tm_out_name (fo), tm_op_name (op),
-                video ? "video" : "still", fr, wd, nd);
+            CHECK (wd <= 1, "%s -> %s %s %s layout %d frame %d: max diff %d "
+                "(%ld bytes)", tm_in_name (fi), tm_out_name (fo),
+                tm_op_name (op), video ? "video" : "still", layout, fr, wd, nd);
           }
           /* the temporal state is bit-identical */
           const CiTmState *rs = ci_tonemap_get_state (ref);
@@ -199,9 +203,73 @@ test_agreement (void)
     dev_free (&din);
     tm_frame_free (in);
   }
-  printf ("CUDA vs reference, 8 inputs x 6 outputs x 5 operators (+video): "
-      "max diff %d code values, %ld of %ld bytes differ\n", worst_all,
-      diff_all, bytes_all);
+  printf ("CUDA vs reference, 8 inputs x 6 outputs x 5 operators (+video), "
+      "2 row layouts: max diff %d code values, %ld of %ld bytes differ\n",
+      worst_all, diff_all, bytes_all);
+  CU (cudaStreamDestroy (s));
+}
+
+/* The hardware-OETF variant: continuous path only, within one code value. */
+static void
+test_hw_oetf (void)
+{
+  const int w = 97, h = 55;
+  int worst = 0;
+  long nd_all = 0;
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  for (int fi = 0; fi < CI_TM_IN_N; fi += 4)
+    for (int fo = 0; fo < CI_TM_OUT_N; fo++) {
+      TmFrame *in = tm_frame_new_in (fi, w, h, -64);
+      tm_fill_scene (in, 0, 0.01, 5);
+      CiTmConfig cfg;
+      ci_tm_config_defaults (&cfg);
+      cfg.in_format = fi;
+      cfg.out_format = fo;
+      cfg.width = w;
+      cfg.height = h;
+      cfg.smoothing = 0;
+      CiTonemap *ref = ci_tonemap_new (&cfg);
+      CiTmParams p;
+      float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+      ci_tm_params_init (&cfg, &p);
+      ci_tm_build_trc_luts (&cfg, eotf, oetf);
+      CiTmCudaRuntime rt = rt_of (&cfg);
+      CiTmCuda *g;
+      CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_HW_OETF, s, &g));
+      TmFrame *oref = tm_frame_new_out (fo, w, h, -64);
+      TmFrame *ogpu = tm_frame_new_out (fo, w, h, -64);
+      DevFrame din, dout;
+      dev_upload (in, &din);
+      dev_upload (ogpu, &dout);
+      CiTmInPlanes ip, dip;
+      CiTmOutPlanes op_, dop;
+      tm_frame_in_planes (in, &ip);
+      tm_frame_out_planes (oref, &op_);
+      ci_tonemap_process (ref, &ip, &op_);
+      dev_in (in, &din, &dip);
+      dev_out (ogpu, &dout, &dop);
+      CK (ci_tm_cuda_process (g, &dip, &dop, s));
+      CU (cudaStreamSynchronize (s));
+      for (int i = 0; i < ogpu->nplanes; i++)
+        CU (cudaMemcpy (ogpu->plane[i], dout.d[i], dout.size[i],
+                cudaMemcpyDeviceToHost));
+      long nd;
+      int wd = compare (oref, ogpu, &nd);
+      worst = wd > worst ? wd : worst;
+      nd_all += nd;
+      CHECK (wd <= 1, "hardware OETF %s -> %s: max diff %d", tm_in_name (fi),
+          tm_out_name (fo), wd);
+      dev_free (&din);
+      dev_free (&dout);
+      tm_frame_free (in);
+      tm_frame_free (oref);
+      tm_frame_free (ogpu);
+      ci_tm_cuda_destroy (g);
+      ci_tonemap_free (ref);
+    }
+  printf ("hardware-OETF variant vs reference: max diff %d, %ld bytes differ\n",
+      worst, nd_all);
   CU (cudaStreamDestroy (s));
 }
 
@@ -215,7 +283,7 @@ test_stats_large (int w, int h, int constant)
   cfg.width = w;
   cfg.height = h;
   CiTmParams p;
-  static float eotf[CI_TM_TRC_LUT + 1], oetf[CI_TM_TRC_LUT + 1];
+  static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
   ci_tm_params_init (&cfg, &p);
   ci_tm_build_trc_luts (&cfg, eotf, oetf);
   TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 64);
@@ -344,6 +412,7 @@ main (void)
   printf ("device: %s\n", prop.name);
   small = getenv ("TM_SMALL") ? atoi (getenv ("TM_SMALL")) : 0;
   test_block_scan ();
+  test_hw_oetf ();
   test_stats_large (97, 55, 0);
   test_stats_large (64, 32, 1);
   if (!small) {

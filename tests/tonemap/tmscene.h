@@ -15,6 +15,8 @@ typedef struct
   size_t size[3];
 } TmFrame;
 
+/* pad >= 0: bytes added to each row (rounded to 4); pad < 0: rows aligned
+ * to -pad bytes. */
 TmFrame *tm_frame_new_in (CiTmInFormat fmt, int w, int h, int pad);
 TmFrame *tm_frame_new_out (CiTmOutFormat fmt, int w, int h, int pad);
 void tm_frame_free (TmFrame * f);

@@ -50,7 +50,7 @@ GST_START_TEST (test_cuda_memory_shared_context)
     return;
   }
   gst_object_unref (up);
-  GstHarness *h = gst_harness_new_parse ("cudaupload ! cudasupersample ! "
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudasupersample ! "
       "video/x-raw(memory:CUDAMemory),width=23,height=11 ! cudadownload");
   GstElement *ss = gst_harness_find_element (h, "cudasupersample");
   GstPad *sink = gst_element_get_static_pad (ss, "sink");

@@ -1,0 +1,155 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cpusgm
+ * @title: cpusgm
+ *
+ * The CPU twin of #cudasgm: Semi-Global Matching stereo run by the C
+ * reference implementation. Same properties, caps and (bit for bit) output
+ * as cudasgm; see docs/sgm.md for the conventions.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=pair-sbs.png ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! cpusgm num-disparities=64 ! video/x-raw,format=RGBx ! videoconvert ! pngenc ! filesink location=disparity.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+#include "gstcpusgm.h"
+#include "gstsgmcommon.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cpu_sgm_debug);
+#define GST_CAT_DEFAULT gst_cpu_sgm_debug
+
+#define PROP_FIRST 1
+
+struct _GstCpuSgm
+{
+  GstVideoFilter parent;
+  GstSgmSettings settings;
+  GstSgmGeometry geom;
+};
+
+G_DEFINE_TYPE (GstCpuSgm, gst_cpu_sgm, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cpusgm, "cpusgm", GST_RANK_NONE,
+    GST_TYPE_CPU_SGM);
+
+static void
+gst_cpu_sgm_set_property (GObject * obj, guint id, const GValue * v,
+    GParamSpec * pspec)
+{
+  if (!gst_sgm_set_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
+          v))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);
+}
+
+static void
+gst_cpu_sgm_get_property (GObject * obj, guint id, GValue * v,
+    GParamSpec * pspec)
+{
+  if (!gst_sgm_get_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
+          v))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);
+}
+
+static GstCaps *
+gst_cpu_sgm_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret = gst_sgm_transform_caps (G_OBJECT (trans),
+      &GST_CPU_SGM (trans)->settings, direction, caps, filter);
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
+      ret);
+  return ret;
+}
+
+static gboolean
+gst_cpu_sgm_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCpuSgm *self = GST_CPU_SGM (filter);
+  return gst_sgm_geometry_from_info (GST_BASE_TRANSFORM (filter),
+      &self->settings, in_info, out_info, &self->geom);
+}
+
+static GstFlowReturn
+gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstCpuSgm *self = GST_CPU_SGM (filter);
+  const GstSgmGeometry *g = &self->geom;
+  SgmParams p;
+  gst_sgm_params (G_OBJECT (self), &self->settings, g, &p);
+
+  const guint8 *left = GST_VIDEO_FRAME_PLANE_DATA (in, 0);
+  const gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, 0);
+  int16_t *disp = g_try_malloc ((gsize) p.width * p.height * sizeof *disp);
+  const guint8 *right = left + (gsize) g->right_rows * stride + g->right_bytes;
+  if (!disp || sgm_ref_compute (&p, left, stride, right, stride, g->luma,
+          disp) != 0) {
+    g_free (disp);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("SGM failed on a %dx%d view with %d disparities (out of memory?)",
+            p.width, p.height, p.num_disp));
+    return GST_FLOW_ERROR;
+  }
+  sgm_ref_convert (disp, p.width, p.height, GST_VIDEO_FRAME_PLANE_DATA (out,
+          0), GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), g->out, &p);
+  g_free (disp);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstCaps *caps;
+
+  gobject_class->set_property = gst_cpu_sgm_set_property;
+  gobject_class->get_property = gst_cpu_sgm_get_property;
+  gst_sgm_install_properties (gobject_class, PROP_FIRST);
+
+  caps = gst_caps_from_string (GST_SGM_SINK_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (GST_SGM_SRC_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  gst_element_class_set_static_metadata (element_class,
+      "CPU Semi-Global Matching stereo", "Filter/Analyzer/Video",
+      "Disparity of the left view of a stereo frame (C reference of cudasgm)",
+      "gst-cuda-imaging developers");
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_caps);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_sgm_set_info);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_frame);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_SGM_LAYOUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SGM_CENSUS, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cpu_sgm_debug, "cpusgm", 0,
+      "CPU Semi-Global Matching stereo");
+}
+
+static void
+gst_cpu_sgm_init (GstCpuSgm * self)
+{
+  gst_sgm_settings_init (&self->settings);
+}

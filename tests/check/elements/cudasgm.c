@@ -1,0 +1,42 @@
+/* cudasgm must equal the C reference bit for bit, in system memory (the
+ * base class stages it) and in memory:CUDAMemory (cudaupload/cudadownload).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#define FACTORY "cudasgm"
+#include "sgm-checks.h"
+
+GST_START_TEST (test_cuda_memory)
+{
+  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
+  if (!up) {
+    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+    return;
+  }
+  gst_object_unref (up);
+  /* formats that 1.22's cudaupload / cudadownload carry (no GRAY*) */
+  use_cuda_memory = TRUE;
+  check_one ("NV12", "RGBA", TRUE, TRUE, 64, 36, 270, 0, -1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("BGRx", "BGRx", FALSE, FALSE, 77, 13, 64, -3, -1, 4,
+      SGM_CENSUS_SYM_9X7);
+  check_one ("I420", "RGBA", TRUE, FALSE, 61, 37, 23, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  use_cuda_memory = FALSE;
+}
+GST_END_TEST;
+
+static Suite *
+cudasgm_suite (void)
+{
+  Suite *s = suite_create ("cudasgm");
+  TCase *tc = tcase_create ("general");
+  add_sgm_cases (tc);
+  tcase_add_test (tc, test_cuda_memory);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return ci_check_main (cudasgm_suite (), "cudasgm", argc, argv);
+}

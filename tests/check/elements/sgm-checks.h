@@ -1,0 +1,287 @@
+/* Cases shared by the cpusgm and cudasgm test programs: each element must
+ * produce exactly what the C reference computes from the same views.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <string.h>
+#include "citest.h"
+#include "../../../reference/sgm.h"
+
+#ifndef FACTORY
+#error define FACTORY
+#endif
+
+/* Luma reading for @fmt, written out here (not taken from the element). */
+static SgmLuma
+luma_for (const gchar * fmt)
+{
+  SgmLuma l = { SGM_LUMA_GRAY8, 1, 0, 0, 0 };
+  if (!strcmp (fmt, "GRAY16_LE"))
+    l.kind = SGM_LUMA_GRAY16;
+  else if (!strcmp (fmt, "RGB"))
+    l = (SgmLuma) { SGM_LUMA_RGB, 3, 0, 1, 2 };
+  else if (!strcmp (fmt, "BGRx"))
+    l = (SgmLuma) { SGM_LUMA_RGB, 4, 2, 1, 0 };
+  else if (!strcmp (fmt, "ARGB"))
+    l = (SgmLuma) { SGM_LUMA_RGB, 4, 1, 2, 3 };
+  return l;
+}
+
+static SgmOutFormat
+out_for (const gchar * fmt)
+{
+  SgmOutFormat f = { SGM_OUT_GRAY16, 0, 0, 0, 0 };
+  if (!strcmp (fmt, "GRAY8"))
+    f.kind = SGM_OUT_GRAY8;
+  else if (!strcmp (fmt, "RGBA"))
+    f = (SgmOutFormat) { SGM_OUT_COLOUR, 0, 1, 2, 3 };
+  else if (!strcmp (fmt, "BGRx"))
+    f = (SgmOutFormat) { SGM_OUT_COLOUR, 2, 1, 0, 3 };
+  return f;
+}
+
+/* A stereo frame: textured left view, right view = left shifted by @shift
+ * pixels (x_right = x_left - shift) in the luma / packed plane 0; other
+ * planes (chroma, unused) random. */
+static void
+fill_pair (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh,
+    gint shift, guint64 seed)
+{
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (f->info.finfo, p, comp);
+    ci_fill_random (GST_VIDEO_FRAME_PLANE_DATA (f, p),
+        (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (f, p) *
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, comp[0]), seed + p);
+  }
+  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (f, 0);
+  const gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, 0);
+  const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0);
+  /* smooth the left view's rows so the census sees structure, not noise */
+  for (gint y = 0; y < vh; y++)
+    for (gint x = ps; x < vw * ps; x++)
+      d[y * stride + x] = (d[y * stride + x] + d[y * stride + x - ps]) / 2;
+  for (gint y = 0; y < vh; y++)
+    for (gint x = 0; x < vw; x++) {
+      gint xs = MIN (x + shift, vw - 1);
+      guint8 *dst = top_bottom ? d + (y + vh) * stride + (gsize) x * ps :
+          d + y * stride + (gsize) (x + vw) * ps;
+      memcpy (dst, d + y * stride + (gsize) xs * ps, ps);
+    }
+}
+
+/* TRUE: run FACTORY between cudaupload and cudadownload (CUDA memory). */
+static gboolean use_cuda_memory = FALSE;
+/* > 0: input rows this many bytes longer than the caps' stride (video meta),
+ * single-plane formats only */
+static gint extra_stride = 0;
+
+/* Push one frame, compare the output with the reference, row by row. */
+static void
+check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
+    gboolean by_caps, gint vw, gint vh, gint nd, gint mind, gint lr,
+    gint paths, gint census)
+{
+  gint fw = top_bottom ? vw : 2 * vw, fh = top_bottom ? 2 * vh : vh;
+  gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1%s", infmt, fw, fh, by_caps ? (top_bottom ?
+          ",multiview-mode=top-bottom" : ",multiview-mode=side-by-side") : "");
+  gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", outfmt, vw, vh);
+  GstHarness *h;
+  GstElement *sgm;
+  if (use_cuda_memory) {
+    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=sgm ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload");
+    sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
+  } else {
+    h = gst_harness_new (FACTORY);
+    sgm = gst_object_ref (h->element);
+  }
+  g_object_set (sgm, "num-disparities", nd, "min-disparity", mind,
+      "lr-max-diff", lr, "paths", paths, "census", census, NULL);
+  if (!by_caps && top_bottom)
+    gst_util_set_object_arg (G_OBJECT (sgm), "layout", "top-bottom");
+  gst_object_unref (sgm);
+  gst_harness_set_src_caps_str (h, in_caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+
+  GstVideoInfo in_info, out_info;
+  GstCaps *ic = gst_caps_from_string (in_caps);
+  fail_unless (gst_video_info_from_caps (&in_info, ic));
+  if (extra_stride > 0) {
+    /* the frame's stride differs from the caps': the right view of a
+     * top-bottom frame must be found with the buffer's own stride */
+    in_info.stride[0] += extra_stride;
+    in_info.size = (gsize) in_info.stride[0] * fh;
+  }
+  GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&in_info));
+  if (extra_stride > 0)
+    gst_buffer_add_video_meta_full (in, 0, GST_VIDEO_INFO_FORMAT (&in_info),
+        fw, fh, 1, in_info.offset, in_info.stride);
+  GstVideoFrame fi;
+  fail_unless (gst_video_frame_map (&fi, &in_info, in, GST_MAP_WRITE));
+  fill_pair (&fi, top_bottom, vw, vh, 3 + mind, (guint64) vw * 131 + nd);
+  gst_video_frame_unmap (&fi);
+
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "no output for %s -> %s", infmt, outfmt);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&out_info, oc));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&out_info), vw);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&out_info), vh);
+
+  /* the reference on the same views */
+  GstVideoFrame fo;
+  fail_unless (gst_video_frame_map (&fi, &in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, &out_info, out, GST_MAP_READ));
+  SgmParams p;
+  sgm_params_init (&p, vw, vh);
+  p.num_disp = nd;
+  p.min_disp = mind;
+  p.lr_max_diff = lr;
+  p.paths = paths;
+  p.census = census;
+  const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+  SgmLuma l = luma_for (infmt);
+  gsize bpp = l.kind == SGM_LUMA_GRAY16 ? 2 : l.kind == SGM_LUMA_RGB ?
+      (gsize) l.pixel_stride : 1;
+  const guint8 *right = top_bottom ? base + vh * stride : base + vw * bpp;
+  int16_t *disp = g_new (int16_t, vw * vh);
+  fail_unless_equals_int (sgm_ref_compute (&p, base, stride, right, stride, l,
+          disp), 0);
+  SgmOutFormat of = out_for (outfmt);
+  gsize row = (gsize) vw * sgm_out_bytes (of);
+  gsize ostride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+  guint8 *ref = g_malloc0 (ostride * vh);
+  sgm_ref_convert (disp, vw, vh, ref, ostride, of, &p);
+  const guint8 *got = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  glong valid = 0;
+  for (gint i = 0; i < vw * vh; i++)
+    valid += disp[i] != SGM_INVALID;
+  /* a test on an all-invalid map would prove little */
+  fail_unless (valid > vw * vh / 4, "only %ld valid pixels", valid);
+  for (gint y = 0; y < vh; y++)
+    fail_unless (memcmp (ref + y * ostride, got + y * ostride, row) == 0,
+        "%s -> %s %s%s %dx%d D=%d min=%d: row %d differs", infmt, outfmt,
+        top_bottom ? "top-bottom" : "side-by-side", by_caps ? " (caps)" : "",
+        vw, vh, nd, mind, y);
+  g_free (ref);
+  g_free (disp);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_caps_unref (ic);
+  gst_caps_unref (oc);
+  g_free (in_caps);
+  g_free (out_caps);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_input_formats)
+{
+  const gchar *fmts[] = { "GRAY8", "GRAY16_LE", "RGB", "BGRx", "ARGB", "I420",
+    "NV12"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fmts); i++)
+    check_one (fmts[i], "GRAY16_LE", FALSE, FALSE, 61, 37, 23, 0, 1, 8,
+        SGM_CENSUS_9X7);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_output_formats)
+{
+  const gchar *fmts[] = { "GRAY16_LE", "GRAY8", "RGBA", "BGRx" };
+  for (guint i = 0; i < G_N_ELEMENTS (fmts); i++)
+    check_one ("GRAY8", fmts[i], FALSE, FALSE, 53, 29, 17, 2, -1, 8,
+        SGM_CENSUS_SYM_9X7);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_layouts)
+{
+  /* top-bottom from the property and from the caps; side-by-side from caps
+   * overriding a top-bottom property is covered by by_caps = TRUE too */
+  check_one ("GRAY8", "GRAY16_LE", TRUE, FALSE, 47, 31, 16, 0, 1, 4,
+      SGM_CENSUS_9X7);
+  check_one ("RGB", "GRAY16_LE", TRUE, TRUE, 47, 31, 16, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("GRAY8", "GRAY8", FALSE, TRUE, 45, 21, 129, 0, 2, 8,
+      SGM_CENSUS_9X7);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_padded_stride)
+{
+  extra_stride = 72;
+  check_one ("GRAY8", "GRAY16_LE", TRUE, FALSE, 47, 31, 16, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("RGB", "GRAY8", TRUE, TRUE, 33, 21, 24, 0, -1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("BGRx", "RGBA", FALSE, FALSE, 35, 17, 20, 1, 1, 4,
+      SGM_CENSUS_SYM_9X7);
+  extra_stride = 0;
+}
+GST_END_TEST;
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  gint nd, mind, p1, p2, paths, lr, census;
+  gdouble uniq;
+  gboolean sub, med;
+  g_object_get (e, "num-disparities", &nd, "min-disparity", &mind, "p1", &p1,
+      "p2", &p2, "paths", &paths, "lr-max-diff", &lr, "census", &census,
+      "uniqueness", &uniq, "subpixel", &sub, "median", &med, NULL);
+  /* the defaults are the reference's (docs/sgm.md explains them) */
+  SgmParams d;
+  sgm_params_init (&d, 1, 1);
+  fail_unless_equals_int (nd, d.num_disp);
+  fail_unless_equals_int (mind, d.min_disp);
+  fail_unless_equals_int (p1, d.p1);
+  fail_unless_equals_int (p2, d.p2);
+  fail_unless_equals_int (paths, d.paths);
+  fail_unless_equals_int (lr, d.lr_max_diff);
+  fail_unless_equals_int (census, d.census);
+  fail_unless_equals_int ((gint) (uniq * SGM_UNIQ_ONE + 0.5), d.uniqueness);
+  fail_unless (sub && med);
+  g_object_set (e, "num-disparities", 1024, "min-disparity", -7, "p1", 3,
+      "p2", 200, "paths", 4, "lr-max-diff", 0, "uniqueness", 0.5,
+      "subpixel", FALSE, "median", FALSE, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "census", "symmetric-9x7");
+  gst_util_set_object_arg (G_OBJECT (e), "layout", "top-bottom");
+  gint layout;
+  g_object_get (e, "num-disparities", &nd, "min-disparity", &mind, "p1", &p1,
+      "p2", &p2, "paths", &paths, "lr-max-diff", &lr, "census", &census,
+      "uniqueness", &uniq, "subpixel", &sub, "median", &med, "layout",
+      &layout, NULL);
+  fail_unless (nd == 1024 && mind == -7 && p1 == 3 && p2 == 200 && paths == 4
+      && lr == 0 && census == SGM_CENSUS_SYM_9X7 && uniq == 0.5 && !sub
+      && !med && layout == 1);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_ranges)
+{
+  /* a single disparity, and a range wider than the view with min < 0 */
+  check_one ("GRAY8", "GRAY16_LE", FALSE, FALSE, 41, 19, 1, 3, -1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("GRAY8", "GRAY16_LE", FALSE, FALSE, 41, 19, 300, -2, 3, 8,
+      SGM_CENSUS_9X7);
+}
+GST_END_TEST;
+
+static void
+add_sgm_cases (TCase * tc)
+{
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_input_formats);
+  tcase_add_test (tc, test_output_formats);
+  tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_ranges);
+  tcase_add_test (tc, test_padded_stride);
+}

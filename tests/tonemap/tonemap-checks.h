@@ -1,0 +1,222 @@
+/* Cases shared by the cputonemap and cudatonemap GstHarness programs: each
+ * element's output must match the C reference (cpu: exactly, cuda: within
+ * one code value), caps must say BT.709, properties must act.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "citest.h"
+#include "tonemap.h"
+#include "tmscene.h"
+
+#ifndef FACTORY
+#error define FACTORY
+#endif
+#ifndef TOLERANCE
+#error define TOLERANCE
+#endif
+
+#define W 96
+#define H 54
+
+/* Synthetic HDR10 scene as a GstBuffer of @fmt (and the same frame as a
+ * TmFrame for the reference). */
+static GstBuffer *
+scene_buffer (const gchar * fmt, CiTmInFormat tf, guint64 seed, TmFrame ** out)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (fmt), W, H);
+  TmFrame *f = tm_frame_new_in (tf, W, H, 0);
+  tm_fill_scene (f, 0, 0.02, seed);
+  GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+  GstVideoFrame vf;
+  fail_unless (gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE));
+  for (int p = 0; p < f->nplanes; p++)
+    for (int y = 0; y < tm_frame_rows (f, p); y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p),
+          f->plane[p] + (size_t) y * f->stride[p], tm_frame_row_bytes (f, p));
+  gst_video_frame_unmap (&vf);
+  *out = f;
+  return buf;
+}
+
+/* Max difference between the element's output and the reference's. */
+static int
+compare_out (GstBuffer * got, const GstVideoInfo * oinfo, TmFrame * ref)
+{
+  GstVideoFrame vf;
+  int worst = 0;
+  fail_unless (gst_video_frame_map (&vf, oinfo, got, GST_MAP_READ));
+  for (int p = 0; p < ref->nplanes; p++)
+    for (int y = 0; y < tm_frame_rows (ref, p); y++) {
+      const guint8 *a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+      const guint8 *b = ref->plane[p] + (size_t) y * ref->stride[p];
+      for (int x = 0; x < tm_frame_row_bytes (ref, p); x++)
+        worst = MAX (worst, ABS (a[x] - b[x]));
+    }
+  gst_video_frame_unmap (&vf);
+  return worst;
+}
+
+static void
+run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
+    CiTmOutFormat to, CiTmOperator op, const gchar * extra_caps)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  gchar *ic = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1,colorimetry=bt2100-pq%s", ifmt, W, H,
+      extra_caps ? extra_caps : "");
+  gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
+  g_object_set (h->element, "operator", op, "smoothing", 4, NULL);
+  gst_harness_set_src_caps_str (h, ic);
+  gst_harness_set_sink_caps_str (h, oc);
+
+  /* the reference with the same configuration */
+  GstCaps *incaps = gst_caps_from_string (ic);
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = tf;
+  cfg.out_format = to;
+  cfg.width = W;
+  cfg.height = H;
+  cfg.op = op;
+  cfg.smoothing = 4;
+  GstVideoContentLightLevel cll;
+  if (gst_video_content_light_level_from_caps (&cll, incaps))
+    cfg.source_peak = cll.max_content_light_level;
+  CiTonemap *ref = ci_tonemap_new (&cfg);
+  TmFrame *rout = tm_frame_new_out (to, W, H, 0);
+
+  for (int fr = 0; fr < 4; fr++) {
+    TmFrame *rin;
+    GstBuffer *in = scene_buffer (ifmt, tf, 10 + fr, &rin);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    GstVideoInfo oinfo;
+    fail_unless (gst_video_info_from_caps (&oinfo, caps));
+    fail_unless_equals_int (oinfo.colorimetry.transfer,
+        GST_VIDEO_TRANSFER_BT709);
+    fail_unless_equals_int (oinfo.colorimetry.primaries,
+        GST_VIDEO_COLOR_PRIMARIES_BT709);
+    if (!GST_VIDEO_INFO_IS_RGB (&oinfo))
+      fail_unless (gst_video_colorimetry_matches (&oinfo.colorimetry,
+              GST_VIDEO_COLORIMETRY_BT709));
+    CiTmInPlanes ip;
+    CiTmOutPlanes op_;
+    tm_frame_in_planes (rin, &ip);
+    tm_frame_out_planes (rout, &op_);
+    ci_tonemap_process (ref, &ip, &op_);
+    int d = compare_out (out, &oinfo, rout);
+    fail_unless (d <= TOLERANCE, "%s -> %s op %d frame %d: max diff %d",
+        ifmt, ofmt, op, fr, d);
+    gst_caps_unref (caps);
+    gst_buffer_unref (out);
+    tm_frame_free (rin);
+  }
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+  gst_caps_unref (incaps);
+  g_free (ic);
+  g_free (oc);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_formats)
+{
+  static const gchar *ins[] = { "P010_10LE", "I420_10LE", "P016_LE",
+    "Y444_16LE", "RGBA64_LE", "BGRA64_LE", "RGB10A2_LE", "BGR10A2_LE"
+  };
+  static const gchar *outs[] = { "RGBA", "BGRA", "RGBx", "BGRx", "I420",
+    "NV12"
+  };
+  for (int i = 0; i < CI_TM_IN_N; i++)
+    run_case (ins[i], i, outs[(i + 3) % CI_TM_OUT_N], (i + 3) % CI_TM_OUT_N,
+        CI_TM_OP_HISTOGRAM, NULL);
+  for (int o = 0; o < CI_TM_OUT_N; o++)
+    run_case ("P010_10LE", CI_TM_IN_P010, outs[o], o, CI_TM_OP_HISTOGRAM, NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_operators)
+{
+  for (int op = 0; op <= CI_TM_OP_CLIP; op++)
+    run_case ("RGBA64_LE", CI_TM_IN_RGBA64, "RGBA", CI_TM_OUT_RGBA, op, NULL);
+}
+
+GST_END_TEST;
+
+/* HDR10 content-light-level sets the curves' source peak */
+GST_START_TEST (test_hdr10_metadata)
+{
+  run_case ("P010_10LE", CI_TM_IN_P010, "BGRx", CI_TM_OUT_BGRX,
+      CI_TM_OP_REINHARD, ",content-light-level=(string)1000:400");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  gint op;
+  guint bins, smoothing;
+  gfloat target;
+  fail_unless (e != NULL);
+  g_object_get (e, "operator", &op, "bins", &bins, "target-peak", &target,
+      "smoothing", &smoothing, NULL);
+  fail_unless_equals_int (op, CI_TM_OP_HISTOGRAM);
+  fail_unless_equals_int (bins, 1024);
+  fail_unless_equals_float (target, 100.0f);
+  fail_unless_equals_int (smoothing, 8);
+  gst_util_set_object_arg (G_OBJECT (e), "operator", "bt2390");
+  gst_util_set_object_arg (G_OBJECT (e), "input-transfer", "hlg");
+  g_object_set (e, "bins", 256, NULL);
+  g_object_get (e, "operator", &op, "bins", &bins, NULL);
+  fail_unless_equals_int (op, CI_TM_OP_BT2390);
+  fail_unless_equals_int (bins, 256);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* operator changed while playing: the next frame uses the new curve */
+GST_START_TEST (test_runtime_change)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  TmFrame *rin;
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA64_LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA");
+  GstBuffer *in = scene_buffer ("RGBA64_LE", CI_TM_IN_RGBA64, 1, &rin);
+  GstBuffer *a = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  gst_util_set_object_arg (G_OBJECT (h->element), "operator", "clip");
+  GstBuffer *b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (a && b);
+  GstMapInfo ma, mb;
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data, ma.size) != 0,
+      "operator change had no effect");
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  tm_frame_free (rin);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+add_common_cases (TCase * tc)
+{
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_operators);
+  tcase_add_test (tc, test_hdr10_metadata);
+  tcase_add_test (tc, test_runtime_change);
+}
