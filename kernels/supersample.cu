@@ -62,7 +62,7 @@ store_px (const Geo & g, int dx, int dy, const float (&acc)[C])
   T r[C];
 #pragma unroll
   for (int c = 0; c < C; c++)
-    r[c] = (T) (ci_ss_round (acc[c], g.inv, g.maxval) << g.shift);
+    r[c] = (T) (ci_ss_round (acc[c], g.inv, g.maxval) << (sizeof (T) == 1 ? 0 : g.shift));
   if constexpr (VEC && (C == 2 || C == 4)) {
     typedef typename Vec<T, C>::type V;
     V p;
@@ -173,6 +173,88 @@ supersample_fixed_kernel (Geo g)
   store_px<T, C, VEC> (g, dx, dy, acc);
 }
 
+/* Dyadic scale factors (s * 2^K an integer: 2, 1.5, 2.5, 3, ...): every
+ * weight, product and partial sum of NPP's float chain is then an exact
+ * multiple of 2^-(Kx+Ky) below 2^23 (the host checks the bound), so the chain
+ * equals an integer sum in any order. Integers skip the per-sample conversions
+ * and the sequential dependency; the final float steps are NPP's. */
+/* Slot j of an axis covers pixel start + j; its weight is the pixel's overlap
+ * with [lo, hi) in units of 2^-K, which is exactly NPP's partial/full weight
+ * (and 0 past the footprint or the image). Branch-free. */
+template <int N>
+__device__ __forceinline__ int
+int_slots (int d, int S, int K, int src, int (&w)[N])
+{
+  const int lo = d * S, hi = lo + S, start = lo >> K;
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    const int p = start + j;
+    const int o = min (hi, (p + 1) << K) - max (lo, p << K);
+    w[j] = (p < src && o > 0) ? o : 0;
+  }
+  return start;
+}
+
+template <typename T, int C, int N>
+__device__ __forceinline__ void
+dyadic_px (const Geo & g, int dx, int dy, int Sx, int Kx, int Sy, int Ky, float unit)
+{
+  /* 8-bit samples are never shifted; only P010 (16-bit) is */
+  const int sh = sizeof (T) == 1 ? 0 : g.shift;
+  int wx[N], wy[N];
+  const int x0 = int_slots<N> (dx, Sx, Kx, g.sw, wx);
+  const int y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
+  int isum[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    isum[c] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    /* out-of-image slots read a valid pixel with weight 0 */
+    const T *row = (const T *) (g.src + (size_t) (wy[i] ? y0 + i : y0) * g.sstride);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      const int w = wx[j] * wy[i];
+      const int x = wx[j] ? x0 + j : x0;
+      if constexpr (C == 2 || C == 4) {
+        typedef typename Vec<T, C>::type V;
+        V p = __ldg (reinterpret_cast<const V *> (row) + x);
+        isum[0] += (int) (p.x >> sh) * w;
+        isum[1] += (int) (p.y >> sh) * w;
+        if constexpr (C == 4) {
+          isum[2] += (int) (p.z >> sh) * w;
+          isum[3] += (int) (p.w >> sh) * w;
+        }
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          isum[c] += (int) (__ldg (row + x * C + c) >> sh) * w;
+      }
+    }
+  }
+  float acc[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = __fmul_rn (u2f ((unsigned) isum[c]), unit);     /* exact */
+  store_px<T, C, (C == 2 || C == 4)> (g, dx, dy, acc);
+}
+
+/* P horizontally adjacent outputs per thread: single-channel frames have
+ * few samples per output, so this trades threads for loads in flight. */
+template <typename T, int C, int N, int P>
+__global__ void __launch_bounds__ (256)
+supersample_dyadic_kernel (Geo g, int Sx, int Kx, int Sy, int Ky, float unit)
+{
+  const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
+  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx0 >= g.dw || dy >= g.dh)
+    return;
+#pragma unroll
+  for (int k = 0; k < P; k++)
+    if (dx0 + k < g.dw)
+      dyadic_px<T, C, N> (g, dx0 + k, dy, Sx, Kx, Sy, Ky, unit);
+}
+
 /* Small footprints: the block first copies its whole input window into shared
  * memory with W-byte coalesced loads (each input byte read once), then each
  * thread runs the fixed-slot chain out of shared memory. */
@@ -223,20 +305,24 @@ supersample_tile_kernel (Geo g, int tile_pitch, int W)
   store_px<T, C, false> (g, dx, dy, acc);
 }
 
-/* Large footprints: one warp per output pixel loads a tile of the footprint
- * into shared memory, coalesced and all at once; lane c then runs channel c's
- * chain sequentially in NPP's order. */
-#define WARP_TILE 1024
+/* Large footprints: one warp per output pixel. The warp copies a tile of the
+ * footprint (whole rows while they fit) into shared memory and computes each
+ * sample's weight wx*wy in parallel; lane c then runs channel c's chain over
+ * the tile in NPP's order (row-major), unrolled so the shared-memory reads run
+ * ahead of the dependent multiply-adds. (A double-buffered variant, with idle
+ * lanes fetching the next tile during the chain, measured slower on H200.) */
+#define WARP_TILE 512           /* samples per warp */
 template <typename T, int C>
 __global__ void __launch_bounds__ (256)
 supersample_warp_kernel (Geo g)
 {
   __shared__ float tile_all[8][WARP_TILE];
+  __shared__ float wt_all[8][WARP_TILE];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int out = blockIdx.x * 8 + warp;
   if (out >= g.dw * g.dh)
     return;                     /* whole warp leaves together */
-  float *tile = tile_all[warp];
+  float *tile = tile_all[warp], *wt = wt_all[warp];
   const int dx = out % g.dw, dy = out / g.dw;
   const CiSsSpan xs = ci_ss_span (dx, g.sx, g.sw);
   const CiSsSpan ys = ci_ss_span (dy, g.sy, g.sh);
@@ -245,7 +331,6 @@ supersample_warp_kernel (Geo g)
   const int y0 = ys.w_first > 0.0f ? ys.first - 1 : ys.first;
   const int y1 = ys.w_last > 0.0f ? ys.last + 1 : ys.last;
   const int ncols = x1 - x0;
-  /* whole rows per tile when they fit, else column chunks of one row */
   const int cols_per = min (ncols, WARP_TILE / C);
   const int rows_per = cols_per == ncols ? max (1, WARP_TILE / (ncols * C)) : 1;
   float acc = 0.0f;
@@ -253,7 +338,7 @@ supersample_warp_kernel (Geo g)
     const int nr = min (rows_per, y1 - ty);
     for (int tx = x0; tx < x1; tx += cols_per) {
       const int nc = min (cols_per, x1 - tx);
-      const int rowlen = nc * C, n = nr * rowlen;
+      const int rowlen = nc * C, n = nr * rowlen, npx = nr * nc;
       __syncwarp ();
       /* eight loads in flight per lane before any is used */
       for (int base = 0; base < n; base += 32 * 8) {
@@ -270,19 +355,17 @@ supersample_warp_kernel (Geo g)
           if (base + u * 32 + lane < n)
             tile[base + u * 32 + lane] = t[u];
       }
+      for (int e = lane; e < npx; e += 32) {
+        const int r = e / nc, y = ty + r, x = tx + e - r * nc;
+        const float wy = y < ys.first ? ys.w_first : (y < ys.last ? 1.0f : ys.w_last);
+        const float wx = x < xs.first ? xs.w_first : (x < xs.last ? 1.0f : xs.w_last);
+        wt[e] = __fmul_rn (wx, wy);
+      }
       __syncwarp ();
       if (lane < C) {
-        for (int r = 0; r < nr; r++) {
-          const int y = ty + r;
-          const float wy = y < ys.first ? ys.w_first : (y < ys.last ? 1.0f : ys.w_last);
-          const float *tr = tile + r * rowlen + lane;
-#pragma unroll 4
-          for (int k = 0; k < nc; k++) {
-            const int x = tx + k;
-            const float wx = x < xs.first ? xs.w_first : (x < xs.last ? 1.0f : xs.w_last);
-            acc = __fmaf_rn (tr[k * C], __fmul_rn (wx, wy), acc);
-          }
-        }
+#pragma unroll 8
+        for (int e = 0; e < npx; e++)
+          acc = __fmaf_rn (tile[e * C + lane], wt[e], acc);
       }
     }
   }
@@ -321,10 +404,56 @@ launch_tile (const Geo & g, int w, int pitch, int rows, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
+template <typename T, int C, int N>
+cudaError_t
+launch_dyadic (const Geo & g, int Sx, int Kx, int Sy, int Ky, cudaStream_t stream)
+{
+  constexpr int P = C == 1 ? 4 : 1;
+  const int cols = (g.dw + P - 1) / P;
+  int bx = 32;
+  while (bx > 1 && bx / 2 >= cols)
+    bx /= 2;
+  dim3 block (bx, 256 / bx);
+  dim3 grid ((cols + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
+  if (grid.y > 65535)
+    return cudaErrorInvalidConfiguration;
+  supersample_dyadic_kernel<T, C, N, P> <<<grid, block, 0, stream>>> (g, Sx, Kx, Sy,
+      Ky, ldexpf (1.0f, -(Kx + Ky)));
+  return cudaGetLastError ();
+}
+
+/* s = S / 2^K exactly, K <= 8? */
+bool
+dyadic (float s, int *S, int *K)
+{
+  for (int k = 0; k <= 8; k++) {
+    const float t = ldexpf (s, k);
+    if (t == floorf (t) && t < (float) (1 << 20)) {
+      *S = (int) t;
+      *K = k;
+      return true;
+    }
+  }
+  return false;
+}
+
 template <typename T, int C, bool VEC>
 cudaError_t
 launch_tc (const Geo & g, int n, cudaStream_t stream)
 {
+  int Sx, Kx, Sy, Ky;
+  /* Exactness bound of the integer path: every partial sum < 2^23 units. */
+  if (VEC == (C == 2 || C == 4) && n <= 4 && dyadic (g.sx, &Sx, &Kx)
+      && dyadic (g.sy, &Sy, &Ky)
+      && (double) g.maxval * n * n * (double) (1 << (Kx + Ky)) < 8388608.0
+            /* NPP's float footprint (d * s) is exact only below 2^24 units */
+      && (long long) g.sw << Kx < (1 << 24) && (long long) g.sh << Ky < (1 << 24)) {
+    if (n <= 2)
+      return launch_dyadic<T, C, 2> (g, Sx, Kx, Sy, Ky, stream);
+    if (n <= 3)
+      return launch_dyadic<T, C, 3> (g, Sx, Kx, Sy, Ky, stream);
+    return launch_dyadic<T, C, 4> (g, Sx, Kx, Sy, Ky, stream);
+  }
   /* Shared-memory window of one block, with room for rounding and alignment. */
   const int pxb = C * (int) sizeof (T);
   const int pitch = (((int) ceilf (TILE_W * g.sx) + 4) * pxb + 2 * 16 + 15) & ~15;

@@ -57,6 +57,9 @@ compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, in
   CK (cudaMalloc ((void **) &d_dst, dn + 64));
   CK (cudaMemcpy (d_src, h_src, sn, cudaMemcpyHostToDevice));
   CK (cudaMemset (d_dst, 0xa5, dn));    /* poison: every sample must be written */
+  /* cudaMemset runs on the legacy stream, which a non-blocking stream does not
+   * wait for: without this the poison can land after the kernel. */
+  CK (cudaDeviceSynchronize ());
   if (mode == 0) {
     int e = ci_cuda_supersample_plane (d_src, &sp, d_dst, &dp, (ci_stream_t) stream);
     if (e) {
@@ -194,6 +197,24 @@ main (int argc, char **argv)
       failures++;
       printf ("FAIL cuda random %dx%d->%dx%d C%d bps%d shift%d: %ld/%ld differ\n",
           sw, sh, dw, dh, C, bps, shift, bad, tot);
+    }
+  }
+  /* Dyadic ratios (1.25, 1.5, 2, 2.5, 3, 4, ...), which take the integer path. */
+  static const int num[] = { 5, 3, 2, 5, 3, 4, 7, 1 }, den[] = { 4, 2, 1, 2, 1, 1, 4, 1 };
+  for (int k = 0; k < 160; k++) {
+    int r = k % 8, ry = (k / 8) % 8;
+    int dw = 1 + ci_rand_next (&st) % 120, dh = 1 + ci_rand_next (&st) % 120;
+    int sw = dw * num[r] / den[r], sh = dh * num[ry] / den[ry];
+    if (sw * den[r] != dw * num[r] || sh * den[ry] != dh * num[ry])
+      continue;
+    int C = 1 + ci_rand_next (&st) % 4, bps = 1 + ci_rand_next (&st) % 2;
+    long tot, bad = compare (sw, sh, dw, dh, C, bps, 0, bps * (k % 3 ? 0 : 3),
+        bps * (k % 5 ? 0 : 1), k & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda dyadic %dx%d->%dx%d C%d bps%d: %ld/%ld differ\n",
+          sw, sh, dw, dh, C, bps, bad, tot);
     }
   }
   printf ("CUDA vs reference: %d cases, %d failed\n", cases, failures);
