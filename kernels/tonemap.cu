@@ -24,6 +24,16 @@
 #define TM_TRC_N CI_TM_TRC_N
 #define TM_EOTF_N CI_TM_EOTF_N
 #define TM_TRC_PAD ((TM_TRC_N + 3) & ~3)    /* keeps the next table 16-byte aligned */
+#define TM_O8_PAD ((CI_TM_OETF8_N + 15) & ~15)  /* 8-bit OETF table, bytes */
+/* fast kernels: (value, next - value) pairs of the EOTF and log tables */
+#ifndef TM_FBLOCK
+#define TM_FBLOCK 1024          /* threads per block of the fast kernels */
+#endif
+#ifndef TM_FMINB
+#define TM_FMINB 1              /* blocks per SM they are compiled for (64 registers) */
+#endif
+#define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
+#define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -41,6 +51,10 @@ struct CiTmCuda
   int impl;
   int bins, primed;
   float *d_eotf, *d_oetf, *d_map;
+  float2 *d_eotf2;              /* TM_E2_N EOTF pairs, then TM_L2_N log pairs */
+  uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
+  int grid_fast[2][2];          /* [input class][stats] */
+  size_t smem_fast[2];
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
   unsigned long long *d_s;
@@ -136,10 +150,10 @@ tm_hist_quad (uint32_t * h, const CiTmParams & p, int x, int y, const int *bin)
       atomicAdd (&h[bin[i]], 1u);
 }
 
-static __device__ __forceinline__ void
+template < int NT = TM_BLOCK > static __device__ __forceinline__ void
 tm_merge_minmax (float lo, float hi, uint32_t * keys)
 {
-  typedef cub::BlockReduce < float, TM_BLOCK > BR;
+  typedef cub::BlockReduce < float, NT > BR;
   __shared__ typename BR::TempStorage ts;
   float bl = BR (ts).Reduce (lo, TmMin ());
   __syncthreads ();
@@ -325,53 +339,60 @@ tm_oetf_hw (float v)
   return v < 0.018f ? 4.5f * v : 1.099f * exp2f (0.45f * __log2f (v)) - 0.099f;
 }
 
-/* Map + encode; VEC: full quad with aligned planes, wide stores. */
-template < bool VEC, bool HWO > static __device__ __forceinline__ void
-tm_map_quad_dev (const CiTmParams & p, const float *oetf, const float *map,
-    const CiTmOutPlanes & out, int x, int y, float rgb[4][3],
-    const float *yl, const float *l, const int *bin, const float *a)
+/* Map + encode; VEC: full quad with aligned planes, wide stores; hwo:
+ * hardware OETF instead of the tables. */
+template < bool VEC > static __device__ __forceinline__ void
+tm_map_quad_dev (const CiTmParams & p, bool hwo, const float *oetf,
+    const uint8_t * oetf8, const float *map, const CiTmOutPlanes & out, int x,
+    int y, float rgb[4][3], const float *yl, const float *l, const int *bin,
+    const float *a)
 {
   for (int i = 0; i < 4; i++) {
     float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
     ci_tm_gamut (p.op, k, rgb[i]);
-    for (int c = 0; c < 3; c++)
-      rgb[i][c] = HWO ? tm_oetf_hw (rgb[i][c]) :
-          ci_tm_lut (oetf, CI_TM_TRC_LUT, rgb[i][c]);
   }
   const int f = p.out_format;
-  if (VEC && f <= CI_TM_OUT_BGRX) {
-    const int swap = (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX);
-    const int keep_a = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA);
+  if (f <= CI_TM_OUT_BGRX) {
     uint32_t w[4];
     for (int i = 0; i < 4; i++) {
-      uint32_t r8 = ci_tm_q8 (rgb[i][0]), g8 = ci_tm_q8 (rgb[i][1]),
-          b8 = ci_tm_q8 (rgb[i][2]);
-      uint32_t a8 = keep_a ? ci_tm_q8 (a[i]) : 255u;
-      w[i] = swap ? (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
-          (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
+      uint32_t c[3];
+      for (int j = 0; j < 3; j++)
+        c[j] = hwo ? ci_tm_q8 (tm_oetf_hw (rgb[i][j])) :
+            ci_tm_oetf8 (oetf8, rgb[i][j]);
+      w[i] = ci_tm_rgb_word (f, c[0], c[1], c[2], a[i]);
     }
-    uint8_t *r0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
-    *(uint2 *) r0 = make_uint2 (w[0], w[1]);
-    *(uint2 *) (r0 + out.stride[0]) = make_uint2 (w[2], w[3]);
+    if (VEC) {
+      uint8_t *r0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
+      *(uint2 *) r0 = make_uint2 (w[0], w[1]);
+      *(uint2 *) (r0 + out.stride[0]) = make_uint2 (w[2], w[3]);
+    } else
+      ci_tm_store_rgb_quad (&p, &out, x, y, w);
     return;
   }
-  ci_tm_encode_quad (&p, &out, x, y, rgb, a);
+  for (int i = 0; i < 4; i++)
+    for (int c = 0; c < 3; c++)
+      rgb[i][c] = hwo ? tm_oetf_hw (rgb[i][c]) :
+          ci_tm_lut (oetf, CI_TM_TRC_LUT, rgb[i][c]);
+  ci_tm_encode_quad (&p, &out, x, y, rgb);
 }
 
 /* Map (+ this frame's statistics when STATS: video mode). */
-template < bool STATS, bool VEC, bool HWO > __global__ void
+template < bool STATS, bool VEC > __global__ void
 __launch_bounds__ (TM_BLOCK)
 tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
-    const float *g_eotf, const float *g_oetf, const float *g_map,
-    const CiTmMapRange * g_range, uint32_t * g_hist, uint32_t * keys)
+    const float *g_eotf, const float *g_oetf, const uint8_t * g_oetf8,
+    const float *g_map, const CiTmMapRange * g_range, uint32_t * g_hist,
+    uint32_t * keys, int hwo)
 {
   extern __shared__ float sm[];
   int nmap = tm_map_entries (p);
   float *eotf = sm, *oetf = sm + TM_EOTF_N, *map = oetf + TM_TRC_PAD;
-  uint32_t *h = (uint32_t *) (map + ((nmap + 3) & ~3));
+  uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
+  uint32_t *h = (uint32_t *) (o8 + TM_O8_PAD);
   tm_copy (eotf, g_eotf, TM_EOTF_N);
   tm_copy (oetf, g_oetf, TM_TRC_N);
   tm_copy (map, g_map, nmap);
+  tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
   if (STATS)
     for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
       h[b] = 0;
@@ -399,16 +420,276 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
         }
     }
     if (VEC && full)
-      tm_map_quad_dev < true, HWO > (p, oetf, map, out, x, y, rgb, yl, l, bin,
-          a);
+      tm_map_quad_dev < true > (p, hwo != 0, oetf, o8, map, out, x, y, rgb,
+          yl, l, bin, a);
     else
-      tm_map_quad_dev < false, HWO > (p, oetf, map, out, x, y, rgb, yl, l,
-          bin, a);
+      tm_map_quad_dev < false > (p, hwo != 0, oetf, o8, map, out, x, y, rgb,
+          yl, l, bin, a);
   }
   if (STATS) {
     tm_merge_hist (h, g_hist, p.bins);
     tm_merge_minmax (lo, hi, keys);
   }
+}
+
+/* ---- fast map kernels: P010/P016 or RGBA64/BGRA64 in, RGB out ----
+ * Same arithmetic as the generic path (so the same bins and codes), with:
+ * the EOTF and log tables as (value, next - value) pairs (one 8-byte
+ * shared load per lookup; next - value is the float difference the
+ * generic lookup computes, so the result is bit-identical), the 8-bit OETF
+ * table, the next quad's input loaded before the current one is computed,
+ * a hot loop over full quads only (odd last row/column afterwards, by the
+ * reference's own functions), one small kernel per input class (the
+ * generic kernel's all-format code does not fit the instruction cache). */
+
+/* ci_tm_lut with pairs */
+static __device__ __forceinline__ float
+tm_lut2 (const float2 * lut, float v)
+{
+  float f = ci_tm_clamp01 (v) * (float) CI_TM_TRC_LUT;
+  float r = (f - 0.5f) + CI_TM_MAGIC;
+  int i = (int) (ci_tm_f2u (r) - 0x4B400000u);
+  float t = f - (r - CI_TM_MAGIC);
+  float2 e = lut[i];
+  return fmaf (t, e.y, e.x);
+}
+
+/* ci_tm_logl with pairs; the exponent as one exact subtraction
+ * ((MAGIC + e) - (MAGIC + 127), both exact integers below 2^24). */
+static __device__ __forceinline__ float
+tm_logl2 (float y, const float2 * lg)
+{
+  uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
+  uint32_t i = (u >> 15) & 0xffu;
+  float t = ci_tm_u2f (0x3f800000u | ((u & 0x7fffu) << 8)) - 1.0f;
+  float e = ci_tm_u2f (0x4B400000u | (u >> 23)) - (CI_TM_MAGIC + 127.0f);
+  float2 m = lg[i];
+  return (e + fmaf (t, m.y, m.x)) * CI_TM_LOG10_2;
+}
+
+/* ci_tm_linearize with pairs */
+static __device__ __forceinline__ float
+tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
+    float b, float *rgb)
+{
+  float lr = tm_lut2 (eotf2, r);
+  float lg = tm_lut2 (eotf2, g);
+  float lb = tm_lut2 (eotf2, b);
+  float y = fmaf (p.lum[2], lb, fmaf (p.lum[1], lg, p.lum[0] * lr));
+  if (p.transfer == CI_TM_TRC_HLG) {
+    float f = y > 0.0f ? p.hlg_peak * ci_tm_powf (y, p.hlg_gamma_m1) : 0.0f;
+    lr *= f;
+    lg *= f;
+    lb *= f;
+    y *= f;
+  }
+  if (p.convert_primaries) {
+    rgb[0] = fmaf (-0.072850f, lb, fmaf (-0.587641f, lg, 1.660491f * lr));
+    rgb[1] = fmaf (-0.008349f, lb, fmaf (1.132900f, lg, -0.124550f * lr));
+    rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
+  } else {
+    rgb[0] = lr;
+    rgb[1] = lg;
+    rgb[2] = lb;
+  }
+  return y;
+}
+
+/* Raw input of one full quad: IC 0 = P010/P016 (x: luma row 0, y: luma
+ * row 1, z: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row). */
+template < int IC > struct TmRaw;
+template <> struct TmRaw <0>
+{
+  uint32_t a0, a1, c;
+};
+template <> struct TmRaw <1>
+{
+  uint4 q0, q1;
+};
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  r.a0 = __ldg ((const unsigned int *) r0);
+  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  r.c = __ldg ((const unsigned int *) (in.data[1] + (size_t) (y >> 1) *
+          in.stride[1] + 2 * x));
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
+  r.q0 = __ldg ((const uint4 *) r0);
+  r.q1 = __ldg ((const uint4 *) (r0 + in.stride[0]));
+}
+
+/* Decode (as tm_load_quad_vec): non-linear R'G'B' and alpha. */
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const int sh = p.in_format == CI_TM_IN_P010 ? 6 : 0;
+  float yy[4];
+  yy[0] = ci_tm_i2f ((q.a0 & 0xffffu) >> sh);
+  yy[1] = ci_tm_i2f ((q.a0 >> 16) >> sh);
+  yy[2] = ci_tm_i2f ((q.a1 & 0xffffu) >> sh);
+  yy[3] = ci_tm_i2f ((q.a1 >> 16) >> sh);
+  float u = fmaf (ci_tm_i2f ((q.c & 0xffffu) >> sh), p.c_scale, p.c_off);
+  float v = fmaf (ci_tm_i2f ((q.c >> 16) >> sh), p.c_scale, p.c_off);
+  for (int i = 0; i < 4; i++) {
+    float vy = fmaf (yy[i], p.y_scale, p.y_off);
+    r[i] = fmaf (p.cr_r, v, vy);
+    g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
+    b[i] = fmaf (p.cb_b, u, vy);
+    a[i] = 1.0f;
+  }
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const bool rgba = p.in_format == CI_TM_IN_RGBA64;
+  for (int i = 0; i < 4; i++) {
+    const uint4 & w = (i >> 1) ? q.q1 : q.q0;
+    uint32_t lo = (i & 1) ? w.z : w.x;
+    uint32_t hi = (i & 1) ? w.w : w.y;
+    float c0 = ci_tm_i2f (lo & 0xffffu) * (1.0f / 65535.0f);
+    float c2 = ci_tm_i2f (hi & 0xffffu) * (1.0f / 65535.0f);
+    g[i] = ci_tm_i2f (lo >> 16) * (1.0f / 65535.0f);
+    r[i] = rgba ? c0 : c2;
+    b[i] = rgba ? c2 : c0;
+    a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
+  }
+}
+
+template < int IC, bool STATS > __global__ void
+__launch_bounds__ (TM_FBLOCK, TM_FMINB)
+tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
+    const float2 * g_eotf2, const float *g_eotf, const uint8_t * g_oetf8,
+    const float *g_oetf, const float *g_map, const CiTmMapRange * g_range,
+    uint32_t * g_hist, uint32_t * keys)
+{
+  extern __shared__ float4 sm4[];
+  const int nmap = tm_map_entries (p);
+  float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
+  float *map = (float *) (lg2 + TM_L2_N);
+  uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
+  uint32_t *h = (uint32_t *) (o8 + TM_O8_PAD);
+
+  /* full quads: qwf x qhf; the first one's input is in flight while the
+   * tables are copied */
+  const int qwf = p.width >> 1, qhf = p.height >> 1;
+  const unsigned stride_ = gridDim.x * blockDim.x;
+  const int sy_ = (int) (stride_ / (unsigned) qwf);
+  const int sx_ = (int) (stride_ % (unsigned) qwf);
+  const unsigned start_ = blockIdx.x * blockDim.x + threadIdx.x;
+  int qy = (int) (start_ / (unsigned) qwf), qx = (int) (start_ % (unsigned) qwf);
+  TmRaw < IC > cur = { };
+  if (qy < qhf)
+    tm_raw_load (cur, in, 2 * qx, 2 * qy);
+
+  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N));
+  tm_copy (map, g_map, nmap);
+  tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
+  if (STATS)
+    for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
+      h[b] = 0;
+  const float lmin = g_range->lmin, scale = g_range->scale;
+  const int f = p.out_format;
+  __syncthreads ();
+
+  float lo = INFINITY, hi = -INFINITY;
+  while (qy < qhf) {
+    const int x = 2 * qx, y = 2 * qy;
+    qx += sx_;
+    qy += sy_;
+    if (qx >= qwf) {
+      qx -= qwf;
+      qy++;
+    }
+    TmRaw < IC > nxt = { };
+    if (qy < qhf)
+      tm_raw_load (nxt, in, 2 * qx, 2 * qy);
+
+    float r[4], g[4], b[4], a[4], rgb[4][3], yl[4], l[4];
+    int bin[4];
+    tm_raw_decode (cur, p, r, g, b, a);
+    for (int i = 0; i < 4; i++) {
+      yl[i] = tm_linearize2 (p, eotf2, r[i], g[i], b[i], rgb[i]);
+      l[i] = tm_logl2 (yl[i], lg2);
+      bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+    }
+    if (STATS) {
+      if (bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0])
+        atomicAdd (&h[bin[0]], 4u);
+      else
+        for (int i = 0; i < 4; i++)
+          atomicAdd (&h[bin[i]], 1u);
+      lo = fminf (lo, fminf (fminf (l[0], l[1]), fminf (l[2], l[3])));
+      hi = fmaxf (hi, fmaxf (fmaxf (l[0], l[1]), fmaxf (l[2], l[3])));
+    }
+    uint32_t w[4];
+    for (int i = 0; i < 4; i++) {
+      float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
+      ci_tm_gamut (p.op, k, rgb[i]);
+      w[i] = ci_tm_rgb_word (f, ci_tm_oetf8 (o8, rgb[i][0]),
+          ci_tm_oetf8 (o8, rgb[i][1]), ci_tm_oetf8 (o8, rgb[i][2]), a[i]);
+    }
+    uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
+    *(uint2 *) o0 = make_uint2 (w[0], w[1]);
+    *(uint2 *) (o0 + out.stride[0]) = make_uint2 (w[2], w[3]);
+    cur = nxt;
+  }
+
+  /* odd width: last quad column; odd height: last quad row */
+  if ((p.width | p.height) & 1) {
+    const int qw = (p.width + 1) >> 1, qh = (p.height + 1) >> 1;
+    const int ncol = (p.width & 1) ? qh : 0;
+    const int nrow = (p.height & 1) ? qwf : 0;
+    for (int e = (int) start_; e < ncol + nrow; e += (int) stride_) {
+      const int x = e < ncol ? 2 * (qw - 1) : 2 * (e - ncol);
+      const int y = e < ncol ? 2 * e : 2 * (qh - 1);
+      float rgb[4][3], yl[4], l[4], a[4];
+      int bin[4];
+      ci_tm_load_quad (&p, g_eotf, &in, x, y, rgb, yl, l, a);
+      for (int i = 0; i < 4; i++)
+        bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+      if (STATS) {
+        tm_hist_quad (h, p, x, y, bin);
+        for (int i = 0; i < 4; i++)
+          if (tm_valid (p, x, y, i)) {
+            lo = fminf (lo, l[i]);
+            hi = fmaxf (hi, l[i]);
+          }
+      }
+      ci_tm_map_quad (&p, g_oetf, o8, map, &out, x, y, rgb, yl, l, bin, a);
+    }
+  }
+  if (STATS) {
+    tm_merge_hist (h, g_hist, p.bins);
+    tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
+  }
+}
+
+/* The pair tables and the 8-bit OETF table from the host's float tables. */
+__global__ void
+tm_tables_kernel (const float *eotf, const float *oetf, float2 * e2,
+    uint8_t * o8)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < TM_E2_N)
+    e2[i] = i <= CI_TM_TRC_LUT ? make_float2 (eotf[i], eotf[i + 1] - eotf[i]) :
+        make_float2 (eotf[i], 0.0f);
+  if (i < TM_L2_N) {
+    const float *lg = eotf + CI_TM_LOG_OFF;
+    e2[TM_E2_N + i] = i <= CI_TM_LOG_LUT ? make_float2 (lg[i],
+        lg[i + 1] - lg[i]) : make_float2 (lg[i], 0.0f);
+  }
+  if (i < TM_O8_PAD)
+    o8[i] = i < CI_TM_OETF8_N ? ci_tm_oetf8_entry (oetf, i) : 0;
 }
 
 /* Fold this frame's statistics into the state (do_update), build the map
@@ -439,6 +720,8 @@ tm_update_kernel (int bins, uint32_t total, int window,
     float fmin = ci_tm_key_float (keys[0]), fmax = ci_tm_key_float (keys[1]);
     if (window < 1)
       window = 1;
+    /* this barrier orders every thread's read of *st before thread 0
+     * rewrites it (a late warp must not see the new count) */
     __syncthreads ();
     if (fresh || cur.count == 0) {
       for (int b = t; b < bins; b += TM_UPD)
@@ -602,7 +885,8 @@ tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
 
 /* ---- host side ---- */
 static int
-tm_grid (const void *func, size_t smem, long long work_items, int *grid)
+tm_grid_n (const void *func, int nt, size_t smem, long long work_items,
+    int *grid)
 {
   int dev, sms, occ;
   CK (cudaGetDevice (&dev));
@@ -610,14 +894,19 @@ tm_grid (const void *func, size_t smem, long long work_items, int *grid)
   if (smem > 48 * 1024)
     CK (cudaFuncSetAttribute (func, cudaFuncAttributeMaxDynamicSharedMemorySize,
             (int) smem));
-  CK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&occ, func, TM_BLOCK,
-          smem));
+  CK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&occ, func, nt, smem));
   if (occ < 1)
     return (int) cudaErrorInvalidConfiguration;
-  long long need = (work_items + TM_BLOCK - 1) / TM_BLOCK;
+  long long need = (work_items + nt - 1) / nt;
   long long g = (long long) sms * occ;
   *grid = (int) (g < need ? g : (need > 0 ? need : 1));
   return 0;
+}
+
+static int
+tm_grid (const void *func, size_t smem, long long work_items, int *grid)
+{
+  return tm_grid_n (func, TM_BLOCK, smem, work_items, grid);
 }
 
 static int
@@ -648,6 +937,8 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
     return;
   cudaFree (tm->d_eotf);
   cudaFree (tm->d_oetf);
+  cudaFree (tm->d_eotf2);
+  cudaFree (tm->d_oetf8);
   cudaFree (tm->d_map);
   cudaFree (tm->d_range);
   cudaFree (tm->d_hist);
@@ -678,6 +969,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
   CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
+  CK (cudaMalloc (&tm->d_eotf2, (TM_E2_N + TM_L2_N) * sizeof (float2)));
+  CK (cudaMalloc (&tm->d_oetf8, TM_O8_PAD));
   CK (cudaMalloc (&tm->d_map, nmap * sizeof (float)));
   CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
   CK (cudaMalloc (&tm->d_hist, p->bins * sizeof (uint32_t)));
@@ -688,6 +981,9 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
           cudaMemcpyHostToDevice, s));
   CK (cudaMemcpyAsync (tm->d_oetf, oetf, TM_TRC_N * sizeof (float),
           cudaMemcpyHostToDevice, s));
+  tm_tables_kernel <<< (TM_O8_PAD + 255) / 256, 256, 0, s >>> (tm->d_eotf,
+      tm->d_oetf, tm->d_eotf2, tm->d_oetf8);
+  CKL ();
   CK (cudaMemsetAsync (tm->d_map, 0, nmap * sizeof (float), s));
   CK (cudaMemsetAsync (tm->d_range, 0, sizeof (CiTmMapRange), s));
   CK (cudaMemsetAsync (tm->d_s, 0, p->bins * sizeof (unsigned long long), s));
@@ -697,7 +993,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   long long nq = (long long) ((p->width + 1) / 2) * ((p->height + 1) / 2);
   tm->smem_minmax = TM_EOTF_N * sizeof (float);
   tm->smem_hist = (TM_EOTF_N + p->bins) * sizeof (float);
-  tm->smem_map = (TM_EOTF_N + TM_TRC_PAD + ((nmap + 3) & ~3)) * sizeof (float);
+  tm->smem_map = (TM_EOTF_N + TM_TRC_PAD + ((nmap + 3) & ~3)) * sizeof (float)
+      + TM_O8_PAD;
   tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
   CK (tm_grid ((const void *) tm_minmax_kernel < true >, tm->smem_minmax, nq,
           &tm->grid_minmax));
@@ -709,23 +1006,33 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
           &tm->grid_hist));
   {
     /* every variant may be launched: all get the shared-memory opt-in */
-    const void *nostats[] = { (const void *) tm_map_kernel < false, false, false >,
-      (const void *) tm_map_kernel < false, true, false >,
-      (const void *) tm_map_kernel < false, false, true >,
-      (const void *) tm_map_kernel < false, true, true >
+    const void *nostats[] = { (const void *) tm_map_kernel < false, false >,
+      (const void *) tm_map_kernel < false, true >
     };
-    const void *stats[] = { (const void *) tm_map_kernel < true, false, false >,
-      (const void *) tm_map_kernel < true, true, false >,
-      (const void *) tm_map_kernel < true, false, true >,
-      (const void *) tm_map_kernel < true, true, true >
+    const void *stats[] = { (const void *) tm_map_kernel < true, false >,
+      (const void *) tm_map_kernel < true, true >
     };
     int g;
-    for (int i = 3; i >= 0; i--) {
+    for (int i = 1; i >= 0; i--) {
       CK (tm_grid (nostats[i], tm->smem_map, nq, &g));
       tm->grid_map = g;
       CK (tm_grid (stats[i], tm->smem_map_stats, nq, &g));
       tm->grid_map_stats = g;
     }
+    const void *fast[2][2] = {
+      {(const void *) tm_fast_kernel < 0, false >,
+          (const void *) tm_fast_kernel < 0, true >},
+      {(const void *) tm_fast_kernel < 1, false >,
+          (const void *) tm_fast_kernel < 1, true >}
+    };
+    tm->smem_fast[0] = (TM_E2_N + TM_L2_N) * sizeof (float2) +
+        ((nmap + 3) & ~3) * sizeof (float) + TM_O8_PAD;
+    tm->smem_fast[1] = tm->smem_fast[0] + p->bins * sizeof (uint32_t);
+    long long nqf = (long long) (p->width / 2) * (p->height / 2);
+    for (int ic = 0; ic < 2; ic++)
+      for (int st = 0; st < 2; st++)
+        CK (tm_grid_n (fast[ic][st], TM_FBLOCK, tm->smem_fast[st],
+                nqf > 0 ? nqf : 1, &tm->grid_fast[ic][st]));
   }
 
   if (impl & CI_TM_STATS_CUB) {
@@ -859,17 +1166,30 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
 {
   int grid = STATS ? tm->grid_map_stats : tm->grid_map;
   size_t smem = STATS ? tm->smem_map_stats : tm->smem_map;
-#define TM_L(V, H) tm_map_kernel < STATS, V, H > <<< grid, TM_BLOCK, smem, s >>> \
-      (tm->p, *in, *out, tm->d_eotf, tm->d_oetf, tm->d_map, tm->d_range, \
+  const int f = tm->p.in_format;
+  const int ic = (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
+      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 : -1);
+  if (vec && !hwo && ic >= 0 && tm->p.out_format <= CI_TM_OUT_BGRX
+      && tm->p.width >= 2 && tm->p.height >= 2) {
+#define TM_F(IC) tm_fast_kernel < IC, STATS > <<< tm->grid_fast[IC][STATS], \
+      TM_FBLOCK, tm->smem_fast[STATS], s >>> (tm->p, *in, *out, tm->d_eotf2, \
+      tm->d_eotf, tm->d_oetf8, tm->d_oetf, tm->d_map, tm->d_range, \
       tm->d_hist, tm->d_keys)
-  if (vec && hwo)
-    TM_L (true, true);
-  else if (vec)
-    TM_L (true, false);
-  else if (hwo)
-    TM_L (false, true);
+    if (ic == 0)
+      TM_F (0);
+    else
+      TM_F (1);
+#undef TM_F
+    CKL ();
+    return 0;
+  }
+#define TM_L(V) tm_map_kernel < STATS, V > <<< grid, TM_BLOCK, smem, s >>> \
+      (tm->p, *in, *out, tm->d_eotf, tm->d_oetf, tm->d_oetf8, tm->d_map, \
+      tm->d_range, tm->d_hist, tm->d_keys, hwo ? 1 : 0)
+  if (vec)
+    TM_L (true);
   else
-    TM_L (false, false);
+    TM_L (false);
 #undef TM_L
   CKL ();
   return 0;

@@ -75,6 +75,7 @@ typedef enum
 #define CI_TM_LOG_LUT 256               /* log2 of the mantissa: 257 points on [1,2] (+1 repeat) */
 #define CI_TM_LOG_OFF CI_TM_TRC_N       /* the log table follows the EOTF table */
 #define CI_TM_EOTF_N (CI_TM_TRC_N + CI_TM_LOG_LUT + 2)
+#define CI_TM_OETF8_N (CI_TM_TRC_LUT + 1) /* BT.709 OETF to 8-bit codes: 4097 entries on [0,1] */
 #define CI_TM_CURVE_LUT 1024            /* curve tables: 1025 points on L in [CI_TM_CURVE_LMIN, LMAX] (+1) */
 #define CI_TM_CURVE_N (CI_TM_CURVE_LUT + 2)
 #define CI_TM_MAGIC 12582912.0f         /* 1.5 * 2^23: x + MAGIC rounds x to an integer */
@@ -162,7 +163,11 @@ ci_tm_key_float (uint32_t k)
 CI_HD float
 ci_tm_clamp01 (float v)
 {
+#ifdef __CUDA_ARCH__
+  return __saturatef (v);       /* same value for every non-NaN v, often free (.SAT) */
+#else
   return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+#endif
 }
 
 /* Integer 0 <= v < 2^22 as float without a conversion instruction. */
@@ -635,16 +640,64 @@ ci_tm_q8 (float v)
   return (uint32_t) ci_tm_rint (ci_tm_clamp01 (v) * 255.0f);
 }
 
-/* Encode one 2x2 quad whose top-left pixel is (x, y).  rgb[i] is the
- * BT.709-encoded R'G'B' of quad pixel i (0 tl, 1 tr, 2 bl, 3 br), a[i] its
- * alpha; pixels outside the frame are skipped. */
+/* 8-bit OETF table entry i: the code of the BT.709 OETF at i/4096, i.e.
+ * q8 of the float OETF table's node (both built from the same table, so
+ * host and device tables are identical). */
+CI_HD uint8_t
+ci_tm_oetf8_entry (const float *oetf_lut, int i)
+{
+  return (uint8_t) ci_tm_q8 (oetf_lut[i < CI_TM_TRC_LUT ? i : CI_TM_TRC_LUT]);
+}
+
+/* RGB outputs: the 8-bit code of linear v in [0,1] (already clamped, as
+ * ci_tm_gamut leaves it) is the table entry at rne(4096 v): one multiply,
+ * one round and one byte load instead of an interpolated OETF and a
+ * quantisation.  Neighbouring entries differ by at most one code (largest
+ * slope 255 * 4.5 / 4096 = 0.28 codes per step), so a one-step index
+ * difference (host vs device rounding of v) moves a code by at most one. */
+CI_HD uint32_t
+ci_tm_oetf8 (const uint8_t * oetf8, float v)
+{
+  return oetf8[ci_tm_rint (v * (float) CI_TM_TRC_LUT)];
+}
+
+/* One RGB output word from 8-bit codes. */
+CI_HD uint32_t
+ci_tm_rgb_word (int f, uint32_t r8, uint32_t g8, uint32_t b8, float a)
+{
+  uint32_t a8 = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA) ? ci_tm_q8 (a) :
+      255u;
+  return (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX) ?
+      (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
+      (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
+}
+
+/* Store the RGB words w[4] of the quad at (x, y) (pixels outside the frame
+ * skipped). */
+CI_HD void
+ci_tm_store_rgb_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
+    int y, const uint32_t * w)
+{
+  int nx = x + 1 < p->width ? 2 : 1, ny = y + 1 < p->height ? 2 : 1;
+  for (int j = 0; j < ny; j++) {
+    uint32_t *row = (uint32_t *) (out->data[0] + (size_t) (y + j) *
+        out->stride[0]) + x;
+    row[0] = w[2 * j];
+    if (nx == 2)
+      row[1] = w[2 * j + 1];
+  }
+}
+
+/* Encode one 2x2 quad whose top-left pixel is (x, y) into I420/NV12.
+ * rgb[i] is the BT.709-encoded R'G'B' of quad pixel i (0 tl, 1 tr, 2 bl,
+ * 3 br); pixels outside the frame are skipped. */
 CI_HD void
 ci_tm_encode_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
-    int y, float rgb[4][3], const float *a)
+    int y, float rgb[4][3])
 {
   int nx = x + 1 < p->width ? 2 : 1, ny = y + 1 < p->height ? 2 : 1;
   int f = p->out_format;
-  if (f == CI_TM_OUT_I420 || f == CI_TM_OUT_NV12) {
+  {
     float sr = 0.0f, sg = 0.0f, sb = 0.0f;
     int n = 0;
     for (int j = 0; j < ny; j++)
@@ -676,23 +729,6 @@ ci_tm_encode_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
       uv[1] = v;
     }
     return;
-  }
-  int swap = (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX);
-  int keep_a = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA);
-  for (int j = 0; j < ny; j++) {
-    uint32_t *row = (uint32_t *) (out->data[0] + (size_t) (y + j) *
-        out->stride[0]) + x;
-    uint32_t w[2];
-    for (int i = 0; i < 2; i++) {
-      const float *c = rgb[j * 2 + i];
-      uint32_t r8 = ci_tm_q8 (c[0]), g8 = ci_tm_q8 (c[1]), b8 = ci_tm_q8 (c[2]);
-      uint32_t a8 = keep_a ? ci_tm_q8 (a[j * 2 + i]) : 255u;
-      w[i] = swap ? (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
-          (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
-    }
-    row[0] = w[0];
-    if (nx == 2)
-      row[1] = w[1];
   }
 }
 
@@ -751,21 +787,30 @@ ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
   }
 }
 
-/* Map + encode the loaded quad. */
+/* Map + encode the loaded quad.  RGB outputs: codes from the 8-bit OETF
+ * table; YUV outputs: R'G'B' from the float OETF table, then the matrix. */
 CI_HD void
 ci_tm_map_quad (const CiTmParams * p, const float *oetf_lut,
-    const float *map_lut, const CiTmOutPlanes * out, int x, int y,
-    float rgb[4][3], const float *ylum, const float *l, const int *bin,
-    const float *a)
+    const uint8_t * oetf8, const float *map_lut, const CiTmOutPlanes * out,
+    int x, int y, float rgb[4][3], const float *ylum, const float *l,
+    const int *bin, const float *a)
 {
   for (int i = 0; i < 4; i++) {
     float k = ci_tm_factor (p->op, map_lut, ylum[i], l[i], bin[i]);
     ci_tm_gamut (p->op, k, rgb[i]);
-    rgb[i][0] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][0]);
-    rgb[i][1] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][1]);
-    rgb[i][2] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][2]);
   }
-  ci_tm_encode_quad (p, out, x, y, rgb, a);
+  if (p->out_format <= CI_TM_OUT_BGRX) {
+    uint32_t w[4];
+    for (int i = 0; i < 4; i++)
+      w[i] = ci_tm_rgb_word (p->out_format, ci_tm_oetf8 (oetf8, rgb[i][0]),
+          ci_tm_oetf8 (oetf8, rgb[i][1]), ci_tm_oetf8 (oetf8, rgb[i][2]), a[i]);
+    ci_tm_store_rgb_quad (p, out, x, y, w);
+    return;
+  }
+  for (int i = 0; i < 4; i++)
+    for (int c = 0; c < 3; c++)
+      rgb[i][c] = ci_tm_lut (oetf_lut, CI_TM_TRC_LUT, rgb[i][c]);
+  ci_tm_encode_quad (p, out, x, y, rgb);
 }
 
 #ifdef __cplusplus

@@ -125,6 +125,13 @@ ci_tm_build_trc_luts (const CiTmConfig * cfg, float *eotf, float *oetf)
             ? j : CI_TM_LOG_LUT) / CI_TM_LOG_LUT);
 }
 
+void
+ci_tm_build_oetf8 (const float *oetf, uint8_t * oetf8)
+{
+  for (int i = 0; i < CI_TM_OETF8_N; i++)
+    oetf8[i] = ci_tm_oetf8_entry (oetf, i);
+}
+
 uint64_t
 ci_tm_cut_threshold (float l1)
 {
@@ -266,6 +273,7 @@ struct CiTonemap
   CiTmConfig cfg;
   CiTmParams p;
   float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+  uint8_t oetf8[CI_TM_OETF8_N];
   CiTmState st;
   float *map_lut;
   CiTmMapRange range;
@@ -279,6 +287,7 @@ ci_tonemap_new (const CiTmConfig * cfg)
   tm->cfg = *cfg;
   ci_tm_params_init (cfg, &tm->p);
   ci_tm_build_trc_luts (cfg, tm->eotf, tm->oetf);
+  ci_tm_build_oetf8 (tm->oetf, tm->oetf8);
   ci_tm_state_init (&tm->st, cfg->bins);
   tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
           cfg->bins : CI_TM_CURVE_N), sizeof (float));
@@ -368,7 +377,7 @@ ci_tonemap_process (CiTonemap * tm, const CiTmInPlanes * in,
           fmax = l[i] > fmax ? l[i] : fmax;
         }
       }
-      ci_tm_map_quad (p, tm->oetf, tm->map_lut, out, x, y, rgb, ylum, l, bin,
+      ci_tm_map_quad (p, tm->oetf, tm->oetf8, tm->map_lut, out, x, y, rgb, ylum, l, bin,
           a);
     }
 

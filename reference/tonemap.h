@@ -42,6 +42,9 @@ void ci_tm_params_init (const CiTmConfig * cfg, CiTmParams * p);
 /* eotf[CI_TM_EOTF_N]: code [0,1] -> nits (HLG: scene light), then the log2
  * mantissa table; oetf[CI_TM_TRC_N]: BT.709 OETF */
 void ci_tm_build_trc_luts (const CiTmConfig * cfg, float *eotf, float *oetf);
+/* oetf8[CI_TM_OETF8_N]: the BT.709 OETF straight to 8-bit codes (RGB
+ * outputs), from the float table: oetf8[i] = rne(255 oetf[i]). */
+void ci_tm_build_oetf8 (const float *oetf, uint8_t * oetf8);
 /* Scene-cut threshold in the fixed-point units of the smoothed histogram. */
 uint64_t ci_tm_cut_threshold (float l1);
 
