@@ -94,13 +94,18 @@ add_row (const char *what, int w, int h, int nx, int ny, float *t)
       w, h, nx, ny, r->med);
 }
 
+static int force_nx, force_ny;
+
 static void
 bench_mode (const char *what, CiFbMode mode, const CiFbKernel * k, int w,
     int h, int scale, Frames * fr, cudaStream_t st)
 {
   CiFbCuda *ctx;
   CK (ci_fb_cuda_create (&ctx, mode));
+  ci_fb_cuda_force_grid (ctx, force_nx, force_ny);
   CK (ci_fb_cuda_set_kernel (ctx, k, w, h, scale, st));
+  if (mode == CI_FB_MODE_R2C_CB)
+    fprintf (stderr, "  (cuFFT callbacks: %d)\n", ci_fb_cuda_callbacks (ctx));
   CiFbFormat f = { 1, 0, 1, 2, 1 };
   CiFbParams p = { 0.8f, 0.6f, 0.5f };
   cudaEvent_t e0, e1;
@@ -386,6 +391,8 @@ main (int argc, char **argv)
     CiFbKernel *k = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, 1);
     bench_mode ("default glare (0.1), r2c fused [default]", CI_FB_MODE_R2C, k,
         w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), r2c + cuFFT LTO callbacks",
+        CI_FB_MODE_R2C_CB, k, w, h, 1, &fr, st);
     bench_mode ("default glare (0.1), r2c per channel", CI_FB_MODE_R2C_SEQ, k,
         w, h, 1, &fr, st);
     bench_mode ("default glare (0.1), packed 2ch C2C", CI_FB_MODE_PACKED, k,
@@ -394,6 +401,19 @@ main (int argc, char **argv)
         1, &fr, st);
     int nx = rows[nrows - 1].nx, ny = rows[nrows - 1].ny;
     bench_fft_only ("  cuFFT R2C+C2R x3 alone (same grid)", w, h, nx, ny, st);
+    {
+      /* other grids for the callback pipeline (the rule's is nx x ny) */
+      static const int ys[2][5] = { {0}, {2592, 0} };
+      for (int q = 0; q < 5 && ys[si][q]; q++) {
+        force_nx = nx;
+        force_ny = ys[si][q];
+        bench_mode ("  default glare, r2c fused, other grid",
+            CI_FB_MODE_R2C, k, w, h, 1, &fr, st);
+        bench_fft_only ("  cuFFT R2C+C2R x3 alone (same grid)", w, h,
+            force_nx, force_ny, st);
+      }
+      force_nx = force_ny = 0;
+    }
     for (int s = 2; s <= 4; s *= 2) {
       CiFbKernel *ks = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, s);
       snprintf (what, sizeof what, "default glare, r2c, resolution-scale 1/%d", s);
@@ -409,6 +429,8 @@ main (int argc, char **argv)
     k = ci_fb_kernel_for_frame (&g, NULL, 1.0f, -1, -1, w, h, 1);
     bench_mode ("frame-sized glare (1.0), r2c fused", CI_FB_MODE_R2C, k, w, h,
         1, &fr, st);
+    bench_mode ("frame-sized glare (1.0), r2c + LTO callbacks", CI_FB_MODE_R2C_CB,
+        k, w, h, 1, &fr, st);
     bench_mode ("frame-sized glare (1.0), r2c per channel", CI_FB_MODE_R2C_SEQ,
         k, w, h, 1, &fr, st);
     bench_mode ("frame-sized glare (1.0), packed", CI_FB_MODE_PACKED, k, w, h,

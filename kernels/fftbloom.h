@@ -22,7 +22,11 @@ typedef enum
   CI_FB_MODE_NAIVE = 2,
   /* R2C with batch-1 plans run channel after channel (R2C, multiply, C2R),
    * so one channel's working set stays in L2 between the steps. */
-  CI_FB_MODE_R2C_SEQ = 3
+  CI_FB_MODE_R2C_SEQ = 3,
+  /* R2C with the pre / multiply / post passes moved into cuFFT LTO
+   * callbacks (falls back to CI_FB_MODE_R2C's kernels where cuFFT refuses
+   * them). Correct but measured 2.6-2.8x slower on an H200, CUDA 13.0. */
+  CI_FB_MODE_R2C_CB = 4
 } CiFbMode;
 
 typedef struct CiFbCuda CiFbCuda;
@@ -36,6 +40,14 @@ void ci_fb_cuda_destroy (CiFbCuda * ctx);
 int ci_fb_cuda_set_kernel (CiFbCuda * ctx, const CiFbKernel * k, int width,
     int height, int scale, ci_stream_t stream);
 void ci_fb_cuda_grid (const CiFbCuda * ctx, int *nx, int *ny);
+/* Which LTO callbacks the context's plans carry (CI_FB_MODE_R2C_CB), a mask:
+ * 1 = R2C load (decode + bright pass), 2 = R2C store (spectrum multiply),
+ * 4 = C2R store (crop + add + encode; full resolution only); 0 = none, the
+ * separate kernels run instead. */
+int ci_fb_cuda_callbacks (const CiFbCuda * ctx);
+/* Benchmarks only: force the FFT grid (0, 0 = the rule's choice). Must be at
+ * least the size the rule needs; applies at the next ci_fb_cuda_set_kernel. */
+void ci_fb_cuda_force_grid (CiFbCuda * ctx, int nx, int ny);
 /* One frame, device pointers, enqueued on `stream`. in and out may not overlap. */
 int ci_fb_cuda_process (CiFbCuda * ctx, const void *in, size_t in_pitch,
     void *out, size_t out_pitch, const CiFbFormat * fmt,
