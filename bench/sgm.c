@@ -128,18 +128,66 @@ main (int argc, char **argv)
       if (r >= 0)
         CK (cudaEventElapsedTime (&ta[r], e0, e1));
     }
-    /* the census-based kernels (first design), for comparison */
+    /* the pipeline's u8 form: paths 1.. as uint8 volumes, then path 0
+     * fused with the WTA (what sgm_cuda_compute runs when p2 allows) */
     float *tc = malloc (sizeof (float) * runs);
+    const size_t vstride = (img * sgm_sum_stride (k->D) + 255) & ~(size_t) 255;
+    uint8_t *vols = NULL;
+    int16_t *wd, *wi;
+    uint32_t *wk;
+    CK (cudaMalloc ((void **) &wd, img * 2));
+    CK (cudaMalloc ((void **) &wi, img * 2));
+    CK (cudaMalloc ((void **) &wk, img * 4));
+    const int u8 = sgm_cuda_u8_ok (&p) && sgm_cuda_final_fits (&p, p.paths - 1);
+    if (u8) {
+      CK (cudaMalloc ((void **) &vols, vstride * p.paths));
+      CK (cudaMemcpy (vols, cost, img * sgm_sum_stride (k->D),
+              cudaMemcpyDeviceToDevice));
+    }
     for (int r = -1; r < runs; r++) {
+      if (!u8) {
+        tc[r < 0 ? 0 : r] = 0;
+        continue;
+      }
       CK (cudaEventRecord (e0, st));
-      for (int dir = 0; dir < p.paths; dir++)
-        KL (sgm_cuda_aggregate_path_census (cl, cr, &p, dir, sum, dir > 0,
+      for (int dir = 1; dir < p.paths; dir++)
+        KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir, vols + dir * vstride,
                 st));
+      KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd, wi,
+              wk, st));
       CK (cudaEventRecord (e1, st));
       CK (cudaEventSynchronize (e1));
       if (r >= 0)
         CK (cudaEventElapsedTime (&tc[r], e0, e1));
     }
+    if (u8 && c == 1) {
+      for (int dir = 0; dir < 8; dir++) {
+        float td[64];
+        int nr = runs < 64 ? runs : 64;
+        for (int r = -1; r < nr; r++) {
+          CK (cudaEventRecord (e0, st));
+          if (dir == 0)
+            KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd,
+                    wi, wk, st));
+          else
+            KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir,
+                    vols + dir * vstride, st));
+          CK (cudaEventRecord (e1, st));
+          CK (cudaEventSynchronize (e1));
+          if (r >= 0)
+            CK (cudaEventElapsedTime (&td[r], e0, e1));
+        }
+        qsort (td, nr, sizeof (float), cmp_float);
+        printf ("  u8 direction %d (%+d,%+d)%s: %.3f ms\n", dir,
+            sgm_dir_dx (dir), sgm_dir_dy (dir),
+            dir == 0 ? " + 7 volumes + WTA" : "", td[nr / 2]);
+      }
+    }
+    if (vols)
+      CK (cudaFree (vols));
+    CK (cudaFree (wd));
+    CK (cudaFree (wi));
+    CK (cudaFree (wk));
     qsort (tc, runs, sizeof (float), cmp_float);
     agg1[c] = tc[runs / 2];
     free (tc);
@@ -199,8 +247,8 @@ main (int argc, char **argv)
   printf ("\nGPU: %s (%d SMs); defaults: census 9x7, subpixel, uniqueness 0.95, "
       "LR check, median; %d timed runs\n\n", prop.name,
       prop.multiProcessorCount, runs);
-  printf ("| size | D | paths | median ms | min ms | aggregation ms | "
-      "aggregation, census kernels ms | Mpix*D/s | scratch MB | "
+  printf ("| size | D | paths | median ms | min ms | aggregation (uint16 sum) ms | "
+      "u8 aggregation + fused WTA ms | Mpix*D/s | scratch MB | "
       "libSGM 3.1 H200 ms | speed-up |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int c = 0; c < nconf; c++) {

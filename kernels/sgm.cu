@@ -23,6 +23,10 @@
  *  - WTA over S (one warp per pixel) with uniqueness and subpixel, and the
  *    right view's winners scattered into shared-memory atomic minima;
  *  - left-right check, 3x3 median, output conversion.
+ *  - for D >= 385 (and every path cost fitting a byte) the pipeline takes
+ *    the u8 form (agg3_kernel): each path but the last writes its own
+ *    uint8 volume, the last (left to right) reads them and does the WTA
+ *    on the spot (see docs/sgm.md for when each form is faster);
  * agg_kernel is the first design (costs from the census words on the fly,
  * one disparity per register); it is kept, and tested, as an independently
  * written second implementation of the same stage.
@@ -609,6 +613,469 @@ sgm_cuda_aggregate_path (const uint8_t * cost, const SgmParams * p, int dir,
   }
 }
 
+/* ---- version 3, the pipeline's path when every path cost fits a byte
+ * (cmax + p2 <= 255, the usual case): each path but the last (dir 0)
+ * writes its own uint8 volume L_dir (1 byte per element instead of the
+ * 4-byte read-modify-write of the uint16 sum); the last pass reads the
+ * costs and those volumes through the ring, adds its own path costs and
+ * does the winner-takes-all on the spot (fused WTA, uniqueness, subpixel;
+ * the right view's minima of its row collect in shared memory, so no
+ * atomics and no sum volume).  Same recurrence as agg2_kernel. ---- */
+
+__device__ __forceinline__ int
+x_of (int sx, int t, int dx)
+{
+  return sx + t * dx;
+}
+
+struct Agg3Args
+{
+  AggArgs g;
+  int nvol;                     /* volumes read besides the costs (FINAL) */
+  size_t vstride;               /* bytes from one volume to the next */
+  int uniqueness, subpixel, want_right;
+};
+
+/* G lanes per path line (a warp walks 32 / G lines side by side), KP
+ * disparity pairs per lane; the last pass has G = 32. */
+template < int KP, bool FINAL, int G = 32 > struct Agg3Cfg
+{
+  static constexpr int LPW = 32 / G;
+  static constexpr int R0 = FINAL ? 12288 / (512 * KP) : 8192 / (64 * KP);
+  static constexpr int RMAX = FINAL ? 16 : 32;
+  static constexpr int R = R0 > RMAX ? RMAX : R0 < 2 ? 2 : R0;
+  static constexpr int WARPS = FINAL ? 2 : AGG_WARPS;
+};
+
+__device__ __forceinline__ int
+warp_max (int v)
+{
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync (FULL, v);
+#else
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    int u = __shfl_xor_sync (FULL, v, o);
+    v = u > v ? u : v;
+  }
+  return v;
+#endif
+}
+
+/* minimum over each group of G lanes (the full warp takes part) */
+template < int G > __device__ __forceinline__ unsigned
+group_min_u (unsigned v)
+{
+  if constexpr (G == 32) {
+    return warp_min_u (v);
+  } else {
+#pragma unroll
+    for (int o = G / 2; o > 0; o >>= 1) {
+      unsigned u = __shfl_xor_sync (FULL, v, o);
+      v = u < v ? u : v;
+    }
+    return v;
+  }
+}
+
+__device__ __forceinline__ unsigned
+warp_and_u (unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+  return __reduce_and_sync (FULL, v);
+#else
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v &= __shfl_xor_sync (FULL, v, o);
+  return v;
+#endif
+}
+
+/* two bytes -> two uint16 halves */
+__device__ __forceinline__ uint32_t
+expand2 (const uint8_t * p)
+{
+  return __byte_perm (*(const uint16_t *) p, 0, 0x4140);
+}
+
+/* vols: volume 0 is the cost volume, volumes 1..nvol the other paths
+ * (FINAL); out: this path's volume (not FINAL). */
+template < int KP, bool FINAL, int G >
+__global__ void __launch_bounds__ (Agg3Cfg < KP, FINAL, G >::WARPS * 32)
+agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key, Agg3Args a3)
+{
+  static_assert (!FINAL || G == 32, "the last pass has one line per warp");
+  constexpr int K = 2 * KP, R = Agg3Cfg < KP, FINAL, G >::R;
+  constexpr int NW = Agg3Cfg < KP, FINAL, G >::WARPS;
+  constexpr int LPW = 32 / G;
+  const AggArgs & a = a3.g;
+  extern __shared__ uint4 agg_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int glane = lane & (G - 1), grp = lane / G;
+  const int wline0 = (blockIdx.x * NW + warp) * LPW;
+  if (wline0 >= a.nlines)
+    return;                     /* whole warp leaves together */
+  /* lines past the end walk along with len 0: they store nothing, and the
+   * warp stays full for every shuffle and reduction */
+  const int line = wline0 + grp;
+  int sx = 0, sy = 0, len = 0;
+  if (line < a.nlines)
+    line_start (a, line, sx, sy, len);
+  const int maxlen = LPW > 1 ? warp_max (len) : len;
+  const int Ds = a.Ds;
+  const int nv = FINAL ? a3.nvol : 0;
+  const int SB = (1 + nv) * Ds; /* ring slot bytes */
+  uint8_t *ring = (uint8_t *) agg_smem + ((size_t) warp * LPW + grp) * R * SB;
+  uint32_t *skey = (uint32_t *) ((uint8_t *) agg_smem + (size_t) NW * R * SB)
+      + (size_t) warp * a.W;
+  /* piece i (8 bytes) of a slot is volume i / pieces, bytes (i % pieces)*8
+   * of the pixel; slot offset i * 8.  This lane copies i = glane + G m. */
+  const int pieces = Ds / 8;
+  const int npieces = pieces * (1 + nv);
+  int v0 = 0, pc0 = glane;
+  while (pc0 >= pieces) {
+    pc0 -= pieces;
+    v0++;
+  }
+  const int inc_v = G / pieces, inc_pc = G % pieces;
+  const long long pstep = (long long) (a.dx + (long long) a.dy * a.W) * Ds;
+  const uint8_t *fsrc = vols + ((size_t) sy * a.W + sx) * Ds;   /* pixel of the next fetch */
+  int fslot = 0, fleft = len;
+
+  auto fetch = [&]() {
+    if (fleft > 0) {
+      uint8_t *r = ring + fslot * SB;
+      int v = v0, pc = pc0;
+      for (int i = glane; i < npieces; i += G) {
+        cp_async8 (r + i * 8, fsrc + v * a3.vstride + pc * 8);
+        pc += inc_pc;
+        v += inc_v;
+        if (pc >= pieces) {
+          pc -= pieces;
+          v++;
+        }
+      }
+      fsrc += pstep;
+      fleft--;
+    }
+    cp_async_commit ();         /* one group per step, empty or not */
+    fslot = fslot + 1 == R ? 0 : fslot + 1;
+  };
+
+  const int d0 = glane * K;
+  uint32_t vm[KP];
+  bool inmem[KP];
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const int d = d0 + 2 * j;
+    vm[j] = (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
+    inmem[j] = d < Ds;
+  }
+  const uint32_t p1x2 = (uint32_t) a.p1 * 0x10001u;
+  const uint32_t p2x2 = (uint32_t) a.p2 * 0x10001u;
+  /* neighbour lanes inside the group */
+  const int lane_up = (lane & ~(G - 1)) | ((lane + G - 1) & (G - 1));
+  const int lane_dn = (lane & ~(G - 1)) | ((lane + 1) & (G - 1));
+
+  if (FINAL && a3.want_right)
+    for (int i = lane; i < a.W; i += 32)
+      skey[i] = 0xffffffffu;
+
+  /* WTA of one pixel from its totals T (FINAL only) */
+  auto wta = [&](const uint32_t (&T)[KP], int x, size_t pix) {
+    unsigned best = 0xffffffffu;
+#pragma unroll
+    for (int j = 0; j < KP; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int d = d0 + 2 * j + h;
+        const unsigned v = h ? T[j] >> 16 : T[j] & 0xffffu;
+        const unsigned key = (v << 11) | (unsigned) d;
+        if (d < a.D && key < best)
+          best = key;
+      }
+    if (a3.want_right) {
+      /* the lanes' xr are distinct within a pixel; pixels are ordered by
+       * the __syncwarp of each step */
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          const int d = d0 + 2 * j + h;
+          const unsigned v = h ? T[j] >> 16 : T[j] & 0xffffu;
+          const int xr = x - a.min_disp - d;
+          if (d < a.D && xr >= 0 && xr < a.W) {
+            const unsigned key = (v << 11) | (unsigned) d;
+            if (key < skey[xr])
+              skey[xr] = key;
+          }
+        }
+    }
+    best = warp_min_u (best);
+    const int bd = (int) (best & 2047u);
+    const int bc = (int) (best >> 11);
+    unsigned second = 0xffffu, nb = 0xffffffffu;
+#pragma unroll
+    for (int j = 0; j < KP; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int d = d0 + 2 * j + h;
+        const unsigned v = h ? T[j] >> 16 : T[j] & 0xffffu;
+        if (d < a.D) {
+          if ((d < bd - 1 || d > bd + 1) && v < second)
+            second = v;
+          if (d == bd - 1)
+            nb &= (v << 16) | 0xffffu;
+          if (d == bd + 1)
+            nb &= 0xffff0000u | v;
+        }
+      }
+    second = warp_min_u (second);
+    nb = warp_and_u (nb);
+    if (lane == 0) {
+      dint[pix] = (int16_t) bd;
+      int o;
+      if (!sgm_unique_ok (bc, (int) second, a3.uniqueness)) {
+        o = SGM_INVALID;
+      } else {
+        o = (a.min_disp + bd) * SGM_DISP_SCALE;
+        if (a3.subpixel && bd > 0 && bd < a.D - 1)
+          o += sgm_subpixel_offset ((int) (nb >> 16), bc,
+              (int) (nb & 0xffffu));
+      }
+      disp[pix] = (int16_t) o;
+    }
+  };
+
+  for (int t = 0; t < R; t++)
+    fetch ();
+
+  uint32_t P[KP], Tp[KP];
+  uint32_t pmin = 0;
+  int cslot = 0;
+  size_t pix = (size_t) sy * a.W + sx;
+  const long long pixstep = a.dx + (long long) a.dy * a.W;
+  for (int t = 0; t < maxlen; t++, pix += pixstep) {
+    const bool active = t < len;
+    cp_async_wait < R - 1 > ();
+    __syncwarp ();
+    const uint8_t *rc = ring + cslot * SB + d0;
+    cslot = cslot + 1 == R ? 0 : cslot + 1;
+    uint32_t C2[KP], O[KP];
+#pragma unroll
+    for (int j = 0; j < KP; j++) {
+      C2[j] = inmem[j] ? expand2 (rc + 2 * j) : 0u;
+      O[j] = 0;
+    }
+    if (FINAL) {
+      /* the other paths' costs: no 16-bit half overflows (<= 7 * 255) */
+      for (int v = 1; v <= nv; v++) {
+        const uint8_t *rv = rc + v * Ds;
+#pragma unroll
+        for (int j = 0; j < KP; j++)
+          if (inmem[j])
+            O[j] += expand2 (rv + 2 * j);
+      }
+    }
+    if (t == 0) {
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = (C2[j] & vm[j]) | (BIG2 & ~vm[j]);
+    } else {
+      uint32_t up = __shfl_sync (FULL, P[KP - 1], lane_up);
+      uint32_t dn = __shfl_sync (FULL, P[0], lane_dn);
+      if (glane == 0)
+        up = BIG2;
+      if (glane == G - 1)
+        dn = BIG2;
+      const uint32_t pm2 = pmin * 0x10001u;
+      const uint32_t lim = __vadd2 (pm2, p2x2);
+      uint32_t NP[KP];
+#pragma unroll
+      for (int j = 0; j < KP; j++) {
+        const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
+        const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn,
+            0x5432);
+        uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
+        m = __vminu2 (__vminu2 (m, P[j]), lim);
+        m = __vadd2 (__vsub2 (m, pm2), C2[j]);
+        NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
+      }
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = NP[j];
+      /* the previous pixel's WTA here, off the recurrence's chain */
+      if (FINAL)
+        wta (Tp, x_of (sx, t - 1, a.dx), pix - pixstep);
+    }
+    uint32_t mm = P[0];
+#pragma unroll
+    for (int j = 1; j < KP; j++)
+      mm = __vminu2 (mm, P[j]);
+    mm = min (mm & 0xffffu, mm >> 16);
+    pmin = group_min_u < G > (mm);
+
+    if (!FINAL && active) {
+      /* every real L <= cmax + p2 <= 255; padding stored as 0 */
+      uint8_t *g = out + pix * Ds + d0;
+#pragma unroll
+      for (int j = 0; j < KP; j++) {
+        if ((KP & 1) == 0 && (j & 1) == 0) {
+          if (inmem[j])
+            *(uint32_t *) (g + 2 * j) = __byte_perm (P[j] & vm[j],
+                P[j + 1 < KP ? j + 1 : j] & vm[j + 1 < KP ? j + 1 : j],
+                0x6420);
+        } else if ((KP & 1) != 0) {
+          if (inmem[j])
+            *(uint16_t *) (g + 2 * j) =
+                (uint16_t) __byte_perm (P[j] & vm[j], 0, 0x0020);
+        }
+      }
+    } else {
+      /* totals (<= 8 * 255 on real disparities, no half overflows) */
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        Tp[j] = P[j] + O[j];
+    }
+    __syncwarp ();              /* the slot is read before it is refilled */
+    fetch ();
+  }
+  cp_async_wait < 0 > ();
+  if (FINAL) {
+    __syncwarp ();
+    wta (Tp, x_of (sx, len - 1, a.dx), pix - pixstep);
+    if (a3.want_right) {
+      __syncwarp ();
+      uint32_t *row = right_key + (size_t) sy * a.W;
+      for (int i = lane; i < a.W; i += 32)
+        row[i] = skey[i];
+    }
+  }
+}
+
+template < int KP, bool FINAL, int G = 32 > static size_t
+agg3_smem (const Agg3Args & a3)
+{
+  constexpr int R = Agg3Cfg < KP, FINAL, G >::R;
+  constexpr int NW = Agg3Cfg < KP, FINAL, G >::WARPS;
+  constexpr int LPW = 32 / G;
+  const size_t SB = (size_t) (1 + (FINAL ? a3.nvol : 0)) * a3.g.Ds;
+  return (size_t) NW * LPW * R * SB + (FINAL && a3.want_right ?
+      (size_t) NW * a3.g.W * 4 : 0);
+}
+
+template < int KP, bool FINAL, int G = 32 > static int
+launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
+    int16_t * dint, uint32_t * right_key, const Agg3Args & a3, cudaStream_t s)
+{
+  constexpr int NW = Agg3Cfg < KP, FINAL, G >::WARPS;
+  constexpr int LPB = NW * (32 / G);    /* lines per block */
+  const int blocks = (a3.g.nlines + LPB - 1) / LPB;
+  const size_t smem = agg3_smem < KP, FINAL, G > (a3);
+  if (smem > 48 * 1024)
+    CHECK (cudaFuncSetAttribute (agg3_kernel < KP, FINAL, G >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  agg3_kernel < KP, FINAL, G > <<< blocks, NW * 32, smem, s >>> (vols, out,
+      disp, dint, right_key, a3);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+#define KP_CASES(F, FIN, ...) \
+  switch (KP) { \
+    case 1: return F<1, FIN> (__VA_ARGS__); case 2: return F<2, FIN> (__VA_ARGS__); \
+    case 3: return F<3, FIN> (__VA_ARGS__); case 4: return F<4, FIN> (__VA_ARGS__); \
+    case 5: return F<5, FIN> (__VA_ARGS__); case 6: return F<6, FIN> (__VA_ARGS__); \
+    case 7: return F<7, FIN> (__VA_ARGS__); case 8: return F<8, FIN> (__VA_ARGS__); \
+    case 9: case 10: return F<10, FIN> (__VA_ARGS__); \
+    case 11: case 12: return F<12, FIN> (__VA_ARGS__); \
+    case 13: case 14: return F<14, FIN> (__VA_ARGS__); \
+    case 15: case 16: return F<16, FIN> (__VA_ARGS__); \
+    default: return (int) cudaErrorInvalidValue; \
+  }
+
+template < bool FINAL > static size_t
+agg3_smem_kp (int KP, const Agg3Args & a3)
+{
+  KP_CASES (agg3_smem, FINAL, a3);
+}
+
+extern "C" int
+sgm_cuda_u8_ok (const SgmParams * p)
+{
+  return sgm_census_bits (p->census) + sgm_effective_p2 (p->p1, p->p2) <= 255;
+}
+
+extern "C" int
+sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
+    int dir, uint8_t * out, ci_stream_t stream)
+{
+  Agg3Args a3;
+  int err = agg_args (p, dir, 0, &a3.g);
+  if (err)
+    return err;
+  if (!sgm_cuda_u8_ok (p))
+    return (int) cudaErrorInvalidValue;
+  a3.nvol = 0;
+  a3.vstride = 0;
+  a3.uniqueness = p->uniqueness;
+  a3.subpixel = p->subpixel;
+  a3.want_right = 0;
+  /* (8 or 16 lanes per line for small D were tried: no faster, the
+   * passes are bound by the latency of each step's dependent chain) */
+  const int KP = ((a3.g.D + 31) / 32 + 1) / 2;
+  KP_CASES (launch_agg3, false, cost, out, NULL, NULL, NULL, a3,
+      cs (stream));
+}
+
+static int
+final_args (const SgmParams * p, int nvol, size_t vstride, int want_right,
+    Agg3Args * a3, int *KP)
+{
+  int err = agg_args (p, 0, 0, &a3->g);
+  if (err)
+    return err;
+  if (!sgm_cuda_u8_ok (p) || nvol < 0 || nvol > 7)
+    return (int) cudaErrorInvalidValue;
+  a3->nvol = nvol;
+  a3->vstride = vstride;
+  a3->uniqueness = p->uniqueness;
+  a3->subpixel = p->subpixel;
+  a3->want_right = want_right;
+  *KP = ((a3->g.D + 31) / 32 + 1) / 2;
+  return 0;
+}
+
+extern "C" int
+sgm_cuda_final_fits (const SgmParams * p, int nvol)
+{
+  Agg3Args a3;
+  int KP;
+  if (final_args (p, nvol, 0, 1, &a3, &KP))
+    return 0;
+  int dev, lim;
+  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&lim,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+    return 0;
+  return agg3_smem_kp < true > (KP, a3) <= (size_t) lim;
+}
+
+extern "C" int
+sgm_cuda_aggregate_final (const uint8_t * vols, int nvol, size_t vstride,
+    const SgmParams * p, int16_t * disp, int16_t * dint,
+    uint32_t * right_key, ci_stream_t stream)
+{
+  Agg3Args a3;
+  int KP;
+  int err = final_args (p, nvol, vstride, right_key != NULL, &a3, &KP);
+  if (err)
+    return err;
+  KP_CASES (launch_agg3, true, vols, NULL, disp, dint, right_key, a3,
+      cs (stream));
+}
+
 /* ---------------- winner takes all ---------------- */
 
 struct WtaArgs
@@ -838,10 +1305,19 @@ sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
 
 /* ---------------- pipeline ---------------- */
 
+/* Two layouts of the scratch:
+ *  - u8 (when every path cost fits a byte and the fused last pass fits in
+ *    shared memory): the cost volume and paths - 1 uint8 path volumes,
+ *    paths * W * H * Ds bytes (libSGM holds 8 such volumes);
+ *  - compact: one uint16 sum volume and one uint8 cost volume,
+ *    3 * W * H * Ds bytes.
+ * Then, in both: census words (2 x 8 bytes per pixel), disparity,
+ * winner index, right-view keys, the output buffer of compute_output. */
 struct SgmCuda
 {
   void *mem;                    /* one allocation, carved below */
   size_t bytes;
+  int u8_failed;                /* the u8 layout could not be allocated */
 };
 
 static size_t
@@ -850,13 +1326,76 @@ align256 (size_t v)
   return (v + 255) & ~(size_t) 255;
 }
 
-extern "C" size_t
-sgm_cuda_bytes_needed (const SgmParams * p)
+/* Measured on an H200 (docs/sgm.md): the u8 form is faster only for large
+ * D (1080p: 0.52x the compact form's speed at D = 128, 1.0x at 270, 1.7x
+ * at 512), so the pipeline takes it from this D on. */
+#define SGM_U8_MIN_DISP 385
+
+static int
+u8_wanted (const SgmParams * p)
+{
+  return p->num_disp >= SGM_U8_MIN_DISP && sgm_cuda_u8_ok (p)
+      && sgm_cuda_final_fits (p, p->paths - 1);
+}
+
+static size_t
+bytes_for (const SgmParams * p, int u8)
 {
   const size_t n = (size_t) p->width * p->height;
   const size_t Ds = sgm_sum_stride (p->num_disp);
-  return 2 * align256 (n * 8) + align256 (n * Ds * 2) + align256 (n * Ds) +
-      3 * align256 (n * 2) + align256 (n * 4);
+  const size_t vols = u8 ? (size_t) p->paths * align256 (n * Ds) :
+      align256 (n * Ds * 2) + align256 (n * Ds);
+  return 2 * align256 (n * 8) + vols + 3 * align256 (n * 2) +
+      align256 (n * 4);
+}
+
+extern "C" size_t
+sgm_cuda_bytes_needed (const SgmParams * p)
+{
+  return bytes_for (p, u8_wanted (p));
+}
+
+struct Carve
+{
+  uint64_t *cl, *cr;
+  uint8_t *vols;                /* u8: volume i at vols + i * vstride */
+  size_t vstride;
+  uint16_t *sum;                /* compact */
+  uint8_t *cost;                /* compact */
+  int16_t *tmp, *dint, *fin;
+  uint32_t *key;
+};
+
+static void
+carve (void *mem, const SgmParams * p, int u8, Carve * c)
+{
+  const size_t n = (size_t) p->width * p->height;
+  const size_t Ds = sgm_sum_stride (p->num_disp);
+  uint8_t *m = (uint8_t *) mem;
+  c->cl = (uint64_t *) m;
+  m += align256 (n * 8);
+  c->cr = (uint64_t *) m;
+  m += align256 (n * 8);
+  c->vols = NULL;
+  c->vstride = align256 (n * Ds);
+  c->sum = NULL;
+  c->cost = NULL;
+  if (u8) {
+    c->vols = m;
+    m += (size_t) p->paths * c->vstride;
+  } else {
+    c->sum = (uint16_t *) m;
+    m += align256 (n * Ds * 2);
+    c->cost = m;
+    m += align256 (n * Ds);
+  }
+  c->tmp = (int16_t *) m;
+  m += align256 (n * 2);
+  c->dint = (int16_t *) m;
+  m += align256 (n * 2);
+  c->key = (uint32_t *) m;
+  m += align256 (n * 4);
+  c->fin = (int16_t *) m;
 }
 
 extern "C" int
@@ -885,20 +1424,106 @@ sgm_cuda_bytes (const SgmCuda * s)
   return s ? s->bytes : 0;
 }
 
+/* Grows the scratch; *u8 says which layout to use.  When the u8 layout
+ * cannot be allocated, the compact one is used from then on. */
+static int
+reserve_mode (SgmCuda * s, const SgmParams * p, int *u8)
+{
+  *u8 = !s->u8_failed && u8_wanted (p);
+  for (;;) {
+    size_t need = bytes_for (p, *u8);
+    if (need <= s->bytes)
+      return 0;
+    if (s->mem) {
+      CHECK (cudaFree (s->mem));
+      s->mem = NULL;
+      s->bytes = 0;
+    }
+    cudaError_t e = cudaMalloc (&s->mem, need);
+    if (e == cudaSuccess) {
+      s->bytes = need;
+      return 0;
+    }
+    s->mem = NULL;
+    if (!*u8 || e != cudaErrorMemoryAllocation)
+      return (int) e;
+    (void) cudaGetLastError ();   /* clear it, try the compact layout */
+    s->u8_failed = 1;
+    *u8 = 0;
+  }
+}
+
 extern "C" int
 sgm_cuda_reserve (SgmCuda * s, const SgmParams * p)
 {
-  size_t need = sgm_cuda_bytes_needed (p);
-  if (need <= s->bytes)
-    return 0;
-  if (s->mem) {
-    CHECK (cudaFree (s->mem));
-    s->mem = NULL;
-    s->bytes = 0;
+  int u8;
+  return reserve_mode (s, p, &u8);
+}
+
+static int
+compute_into (SgmCuda * s, const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma,
+    int16_t ** dispp, size_t disp_pitch, int to_fin, ci_stream_t stream)
+{
+  int16_t *disp = *dispp;
+  if (p->width < 1 || p->height < 1 || p->num_disp < 1
+      || p->num_disp > SGM_MAX_DISP || (p->paths != 4 && p->paths != 8))
+    return (int) cudaErrorInvalidValue;
+  int u8;
+  int err = reserve_mode (s, p, &u8);
+  if (err)
+    return err;
+  const size_t n = (size_t) p->width * p->height;
+  Carve c;
+  carve (s->mem, p, u8, &c);
+  if (to_fin) {
+    disp = *dispp = c.fin;
+    disp_pitch = (size_t) p->width * 2;
   }
-  CHECK (cudaMalloc (&s->mem, need));
-  s->bytes = need;
-  return 0;
+  const int lr = p->lr_max_diff >= 0;
+
+  if ((err = sgm_cuda_census (left, left_stride, luma, p->width, p->height,
+              p->census, c.cl, stream)))
+    return err;
+  if ((err = sgm_cuda_census (right, right_stride, luma, p->width, p->height,
+              p->census, c.cr, stream)))
+    return err;
+  if (u8) {
+    /* volume 0 = costs, volume d = path d (d >= 1); path 0 last, fused
+     * with the WTA (right keys: every row written, no memset) */
+    if ((err = sgm_cuda_cost_volume (c.cl, c.cr, p, c.vols, stream)))
+      return err;
+    for (int dir = 1; dir < p->paths; dir++)
+      if ((err = sgm_cuda_aggregate_path_u8 (c.vols, p, dir,
+                  c.vols + dir * c.vstride, stream)))
+        return err;
+    if ((err = sgm_cuda_aggregate_final (c.vols, p->paths - 1, c.vstride, p,
+                c.tmp, c.dint, lr ? c.key : NULL, stream)))
+      return err;
+  } else {
+    if ((err = sgm_cuda_cost_volume (c.cl, c.cr, p, c.cost, stream)))
+      return err;
+    for (int dir = 0; dir < p->paths; dir++)
+      if ((err = sgm_cuda_aggregate_path (c.cost, p, dir, c.sum, dir > 0,
+                  stream)))
+        return err;
+    if (lr)
+      CHECK (cudaMemsetAsync (c.key, 0xff, n * 4, cs (stream)));
+    if ((err = sgm_cuda_wta (c.sum, p, c.tmp, c.dint, lr ? c.key : NULL,
+                stream)))
+      return err;
+  }
+  if (lr && (err = sgm_cuda_lr_check (c.tmp, c.dint, c.key, p, stream)))
+    return err;
+  if (p->median)
+    err = sgm_cuda_median (c.tmp, disp, disp_pitch, p->width, p->height,
+        stream);
+  else
+    CHECK (cudaMemcpy2DAsync (disp, disp_pitch, c.tmp, (size_t) p->width * 2,
+            (size_t) p->width * 2, p->height, cudaMemcpyDeviceToDevice,
+            cs (stream)));
+  return err;
 }
 
 extern "C" int
@@ -907,53 +1532,8 @@ sgm_cuda_compute (SgmCuda * s, const SgmParams * p,
     const uint8_t * right, size_t right_stride, SgmLuma luma,
     int16_t * disp, size_t disp_pitch, ci_stream_t stream)
 {
-  if (p->width < 1 || p->height < 1 || p->num_disp < 1
-      || p->num_disp > SGM_MAX_DISP || (p->paths != 4 && p->paths != 8))
-    return (int) cudaErrorInvalidValue;
-  int err = sgm_cuda_reserve (s, p);
-  if (err)
-    return err;
-  const size_t n = (size_t) p->width * p->height;
-  uint8_t *m = (uint8_t *) s->mem;
-  uint64_t *cl = (uint64_t *) m;
-  m += align256 (n * 8);
-  uint64_t *cr = (uint64_t *) m;
-  m += align256 (n * 8);
-  uint16_t *sum = (uint16_t *) m;
-  m += align256 (n * sgm_sum_stride (p->num_disp) * 2);
-  uint8_t *cost = m;
-  m += align256 (n * sgm_sum_stride (p->num_disp));
-  int16_t *tmp = (int16_t *) m;
-  m += align256 (n * 2);
-  int16_t *dint = (int16_t *) m;
-  m += align256 (n * 2);
-  uint32_t *key = (uint32_t *) m;
-  const int lr = p->lr_max_diff >= 0;
-
-  if ((err = sgm_cuda_census (left, left_stride, luma, p->width, p->height,
-              p->census, cl, stream)))
-    return err;
-  if ((err = sgm_cuda_census (right, right_stride, luma, p->width, p->height,
-              p->census, cr, stream)))
-    return err;
-  if ((err = sgm_cuda_cost_volume (cl, cr, p, cost, stream)))
-    return err;
-  for (int dir = 0; dir < p->paths; dir++)
-    if ((err = sgm_cuda_aggregate_path (cost, p, dir, sum, dir > 0, stream)))
-      return err;
-  if (lr)
-    CHECK (cudaMemsetAsync (key, 0xff, n * 4, cs (stream)));
-  if ((err = sgm_cuda_wta (sum, p, tmp, dint, lr ? key : NULL, stream)))
-    return err;
-  if (lr && (err = sgm_cuda_lr_check (tmp, dint, key, p, stream)))
-    return err;
-  if (p->median)
-    return sgm_cuda_median (tmp, disp, disp_pitch, p->width, p->height,
-        stream);
-  CHECK (cudaMemcpy2DAsync (disp, disp_pitch, tmp, (size_t) p->width * 2,
-          (size_t) p->width * 2, p->height, cudaMemcpyDeviceToDevice,
-          cs (stream)));
-  return 0;
+  return compute_into (s, p, left, left_stride, right, right_stride, luma,
+      &disp, disp_pitch, 0, stream);
 }
 
 extern "C" int
@@ -962,15 +1542,11 @@ sgm_cuda_compute_output (SgmCuda * s, const SgmParams * p,
     const uint8_t * right, size_t right_stride, SgmLuma luma,
     uint8_t * out, size_t out_pitch, SgmOutFormat fmt, ci_stream_t stream)
 {
-  int err = sgm_cuda_reserve (s, p);
+  /* into the context's own buffer (the last region of the scratch) */
+  int16_t *fin = NULL;
+  int err = compute_into (s, p, left, left_stride, right, right_stride, luma,
+      &fin, (size_t) p->width * 2, 1, stream);
   if (err)
-    return err;
-  /* the last region of the scratch (see sgm_cuda_bytes_needed) */
-  const size_t n = (size_t) p->width * p->height;
-  int16_t *fin = (int16_t *) ((uint8_t *) s->mem + sgm_cuda_bytes_needed (p)
-      - align256 (n * 2));
-  if ((err = sgm_cuda_compute (s, p, left, left_stride, right, right_stride,
-              luma, fin, (size_t) p->width * 2, stream)))
     return err;
   return sgm_cuda_convert (fin, (size_t) p->width * 2, out, out_pitch, fmt, p,
       stream);

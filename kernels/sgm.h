@@ -43,6 +43,22 @@ int sgm_cuda_aggregate_path (const uint8_t * cost, const SgmParams * p,
 int sgm_cuda_aggregate_path_census (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, int dir, uint16_t * acc, int accumulate,
     ci_stream_t stream);
+/* The pipeline's faster form, when every path cost fits a byte
+ * (sgm_cuda_u8_ok: census bits + max (p1, p2) <= 255).
+ * Path @dir alone as uint8 L_dir (layout of the cost volume; entries d in
+ * [D, Ds) are 0).  @cost may hold a cost volume (cost[(y*W + x)*Ds + d]). */
+int sgm_cuda_u8_ok (const SgmParams * p);
+int sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
+    int dir, uint8_t * out, ci_stream_t stream);
+/* The last pass: path 0 (left to right) from volume 0 (costs) of @vols,
+ * plus volumes 1..@nvol (uint8 paths, @vstride bytes apart), then the WTA
+ * of sgm_cuda_wta on the sum (disp, dint; right_key when not NULL, every
+ * entry written, no 0xffffffff fill needed).  sgm_cuda_final_fits says
+ * whether its shared memory (it holds a row of right keys) fits. */
+int sgm_cuda_final_fits (const SgmParams * p, int nvol);
+int sgm_cuda_aggregate_final (const uint8_t * vols, int nvol, size_t vstride,
+    const SgmParams * p, int16_t * disp, int16_t * dint,
+    uint32_t * right_key, ci_stream_t stream);
 /* @sum has the layout of sgm_cuda_aggregate_path.
  * Left WTA (disp, dint as the reference) and, when right_key is not NULL,
  * the right-view minimum as packed keys (cost << 11 | d, 0xffffffff = none;

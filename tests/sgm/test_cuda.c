@@ -1,9 +1,11 @@
 /* SGM CUDA kernels vs the C reference, bit for bit, stage by stage: census,
  * cost volume, each of the 8 paths alone, the summed volume (8 and 4
  * paths), WTA (left disparity, winner index, right winners), LR check,
- * median, whole pipeline with pitched output, output conversion.
- * num-disparities 1, 16, 64, 128, 129, 270, 300, 512, 1024 on odd sizes
- * and odd pitches.  Outputs are poisoned before every launch.
+ * median, whole pipeline with pitched output, output conversion; the
+ * pipeline's u8 form too (each path alone as a uint8 volume, the fused
+ * last pass with its WTA) and the pipeline in both layouts.
+ * num-disparities 1, 16, 64, 128, 129, 200, 256, 270, 300, 512, 1024 on
+ * odd sizes and odd pitches.  Outputs are poisoned before every launch.
  * Exits 77 (skipped) without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
@@ -209,6 +211,45 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   for (int dir = 0; dir < p.paths; dir++)
     KL (sgm_cuda_aggregate_path (dcost, &p, dir, dacc, dir > 0, stream));
   compare_sum (tag, "summed volume", dacc, acc, n, D);
+
+  /* the pipeline's u8 form: each path alone as uint8 volumes, then the
+   * fused last pass (path 0 + the others + WTA) */
+  const int u8ok = sgm_cuda_u8_ok (&p);
+  const size_t vstride = (nvs + 255) & ~(size_t) 255;
+  uint8_t *dvols = NULL;
+  if (u8ok) {
+    dvols = dalloc (vstride * 8);
+    uint16_t *one = malloc (nv * 2);
+    uint8_t *h8 = malloc (nvs);
+    for (int dir = 0; dir < 8; dir++) {
+      char st[64];
+      snprintf (st, sizeof st, "path %d u8", dir);
+      if (sgm_ref_aggregate_path (cl, cr, &p, dir, one, 0) < 0)
+        exit (1);
+      poison (dvols + vstride, nvs);
+      KL (sgm_cuda_aggregate_path_u8 (dcost, &p, dir, dvols + vstride,
+              stream));
+      CK (cudaMemcpy (h8, dvols + vstride, nvs, cudaMemcpyDeviceToHost));
+      long bad = 0;
+      for (size_t i = 0; i < n; i++) {
+        for (int d = 0; d < D; d++)
+          bad += h8[i * (nvs / n) + d] != one[i * D + d];
+        for (int d = D; d < (int) (nvs / n); d++)
+          bad += h8[i * (nvs / n) + d] != 0;
+      }
+      checks++;
+      if (bad) {
+        failures++;
+        printf ("FAIL %s %s: %ld differ\n", tag, st, bad);
+      }
+    }
+    free (one);
+    free (h8);
+    CK (cudaMemcpy (dvols, dcost, nvs, cudaMemcpyDeviceToDevice));
+    for (int dir = 1; dir < p.paths; dir++)
+      KL (sgm_cuda_aggregate_path_u8 (dvols, &p, dir, dvols + dir * vstride,
+              stream));
+  }
   CK (cudaFree (dcost));
 
   /* WTA, right winners, LR, median */
@@ -229,6 +270,29 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   poison (ddisp, n * 2);
   KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, NULL, stream));
   compare (tag, "WTA disparity (no right)", ddisp, disp, n, 2);
+
+  if (u8ok && sgm_cuda_final_fits (&p, p.paths - 1)) {
+    poison (ddisp, n * 2);
+    poison (ddint, n * 2);
+    poison (dkey, n * 4);       /* the fused pass writes every key */
+    KL (sgm_cuda_aggregate_final (dvols, p.paths - 1, vstride, &p, ddisp,
+            ddint, dkey, stream));
+    KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
+    compare (tag, "fused WTA disparity", ddisp, disp, n, 2);
+    compare (tag, "fused WTA index", ddint, dint, n, 2);
+    compare (tag, "fused right WTA", ddr, dr, n, 2);
+    poison (ddisp, n * 2);
+    KL (sgm_cuda_aggregate_final (dvols, p.paths - 1, vstride, &p, ddisp,
+            ddint, NULL, stream));
+    compare (tag, "fused WTA disparity (no right)", ddisp, disp, n, 2);
+    /* back to the plain WTA's state for the LR check below */
+    CK (cudaMemset (dkey, 0xff, n * 4));
+    KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
+  } else if (u8ok) {
+    printf ("%s fused pass does not fit (row of keys too long)\n", tag);
+  }
+  if (dvols)
+    CK (cudaFree (dvols));
 
   sgm_ref_lr_check (disp, dint, dr, &p);
   KL (sgm_cuda_lr_check (ddisp, ddint, dkey, &p, stream));
@@ -262,6 +326,34 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   if (memcmp (hm, full, n * 2)) {
     failures++;
     printf ("FAIL %s pipeline\n", tag);
+  }
+  {
+    /* p2 too large for uint8 path costs: the compact layout (uint16 sum) */
+    SgmParams q = p;
+    q.p2 = 250;
+    int16_t *fq = malloc (n * 2);
+    if (sgm_ref_compute (&q, L, stride, R, stride, luma, fq) < 0)
+      exit (1);
+    SgmCuda *cq;
+    KL (sgm_cuda_create (&cq));
+    poison (dmed, mpitch * h);
+    KL (sgm_cuda_compute (cq, &q, dL, stride, dR, stride, luma,
+            (int16_t *) dmed, mpitch, stream));
+    int16_t *hq = malloc (n * 2);
+    CK (cudaMemcpy2D (hq, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+            cudaMemcpyDeviceToHost));
+    checks++;
+    if (sgm_cuda_u8_ok (&q) || memcmp (hq, fq, n * 2)) {
+      failures++;
+      printf ("FAIL %s pipeline, compact layout\n", tag);
+    }
+    sgm_cuda_destroy (cq);
+    free (fq);
+    free (hq);
+    /* the first context again, for the conversions below */
+    poison (dmed, mpitch * h);
+    KL (sgm_cuda_compute (ctx, &p, dL, stride, dR, stride, luma,
+            (int16_t *) dmed, mpitch, stream));
   }
   static const SgmOutFormat fmts[] = {
     {SGM_OUT_GRAY16, 0, 0, 0, 0}, {SGM_OUT_GRAY8, 0, 0, 0, 0},
@@ -330,6 +422,8 @@ main (int argc, char **argv)
     {301, 9, 270, 0, SGM_CENSUS_9X7, 2, 8},
     {289, 11, 300, -3, SGM_CENSUS_SYM_9X7, 0, 8},
     {555, 7, 512, 0, SGM_CENSUS_9X7, 0, 8},
+    {83, 13, 200, 0, SGM_CENSUS_9X7, 0, 8},
+    {301, 9, 256, 2, SGM_CENSUS_9X7, 0, 8},
     {1061, 5, 1024, 0, SGM_CENSUS_9X7, 1, 8},
     {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
