@@ -79,24 +79,6 @@ gst_cuda_fftbloom_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cuda_fftbloom_parent_class)->finalize (object);
 }
 
-static GstCaps *
-gst_cuda_fftbloom_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  /* same format and size; only the memory feature may change */
-  GstCaps *raw = gst_cuda_imaging_caps_strip_features (caps);
-  GstCaps *ret = gst_cuda_imaging_caps_add_features (raw);
-  gst_caps_unref (raw);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
-  return ret;
-}
-
 static gboolean
 gst_cuda_fftbloom_set_info (GstCudaImagingFilter * filter, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
@@ -154,7 +136,6 @@ gst_cuda_fftbloom_class_init (GstCudaFftBloomClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaImagingFilterClass *filter_class =
       GST_CUDA_IMAGING_FILTER_CLASS (klass);
 
@@ -170,8 +151,7 @@ gst_cuda_fftbloom_class_init (GstCudaFftBloomClass * klass)
       "Convolution bloom (glare) through cuFFT, any frame size",
       "gst-cuda-imaging developers");
 
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_transform_caps);
+  /* same format and size either way: the base class's default transform */
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_set_info);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_process);
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_release);

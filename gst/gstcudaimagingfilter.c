@@ -371,6 +371,27 @@ gst_cuda_imaging_filter_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+static GstCaps *
+gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (trans);
+  GstCaps *raw = gst_cuda_imaging_caps_strip_features (caps);
+  GstCaps *tmp = klass->transform_raw_caps ?
+      klass->transform_raw_caps (GST_CUDA_IMAGING_FILTER (trans), direction,
+      raw) : gst_caps_ref (raw);
+  GstCaps *ret = gst_cuda_imaging_caps_add_features (tmp);
+  gst_caps_unref (raw);
+  gst_caps_unref (tmp);
+  if (filter) {
+    tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
+  return ret;
+}
+
 static gboolean
 caps_have_cuda (GstCaps * caps)
 {
@@ -707,6 +728,8 @@ gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_set_context);
 
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_query);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_set_caps);
   trans_class->propose_allocation =

@@ -54,9 +54,11 @@ typedef struct
  * @release: free device resources (context current). Called on stop and
  *   before a new set_info. Optional.
  *
- * Subclasses implement GstBaseTransform's transform_caps (and fixate_caps
- * where needed): strip features with gst_cuda_imaging_caps_strip_features(),
- * transform, then gst_cuda_imaging_caps_add_features() on the result.
+ * @transform_raw_caps: GstBaseTransform::transform_caps on feature-less caps
+ *   (@caps has no features; return caps without features, unfiltered). The
+ *   base class strips the features, calls this, offers the result in both
+ *   memory:CUDAMemory and system memory and applies the filter. Optional:
+ *   without it the caps are kept as they are (same format and size).
  */
 struct _GstCudaImagingFilterClass
 {
@@ -69,6 +71,8 @@ struct _GstCudaImagingFilterClass
       const GstCudaImagingFrame * in, GstCudaImagingFrame * out,
       ci_stream_t stream);
   void (*release) (GstCudaImagingFilter * self);
+  GstCaps *(*transform_raw_caps) (GstCudaImagingFilter * self,
+      GstPadDirection direction, GstCaps * caps);
 
   gpointer _reserved[GST_PADDING];
 };

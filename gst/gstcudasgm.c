@@ -83,23 +83,11 @@ gst_cuda_sgm_get_property (GObject * obj, guint id, GValue * v,
 }
 
 static GstCaps *
-gst_cuda_sgm_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_sgm_transform_raw_caps (GstCudaImagingFilter * filter,
+    GstPadDirection direction, GstCaps * caps)
 {
-  GstCaps *raw = gst_cuda_imaging_caps_strip_features (caps);
-  GstCaps *tmp = gst_sgm_transform_caps (G_OBJECT (trans),
-      &GST_CUDA_SGM (trans)->settings, direction, raw, NULL);
-  GstCaps *ret = gst_cuda_imaging_caps_add_features (tmp);
-  gst_caps_unref (raw);
-  gst_caps_unref (tmp);
-  if (filter) {
-    tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
-      ret);
-  return ret;
+  return gst_sgm_transform_caps (G_OBJECT (filter),
+      &GST_CUDA_SGM (filter)->settings, direction, caps, NULL);
 }
 
 static void
@@ -160,7 +148,6 @@ gst_cuda_sgm_class_init (GstCudaSgmClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaImagingFilterClass *filter_class =
       GST_CUDA_IMAGING_FILTER_CLASS (klass);
 
@@ -175,7 +162,8 @@ gst_cuda_sgm_class_init (GstCudaSgmClass * klass)
       "Disparity of the left view of a stereo frame on the GPU",
       "gst-cuda-imaging developers");
 
-  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_sgm_transform_caps);
+  filter_class->transform_raw_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_sgm_transform_raw_caps);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sgm_set_info);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_sgm_process);
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_sgm_release);

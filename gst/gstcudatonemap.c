@@ -79,21 +79,10 @@ gst_cuda_tonemap_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static GstCaps *
-gst_cuda_tonemap_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_tonemap_transform_raw_caps (GstCudaImagingFilter * filter,
+    GstPadDirection direction, GstCaps * caps)
 {
-  GstCaps *raw = gst_cuda_imaging_caps_strip_features (caps);
-  GstCaps *tmp = gst_tonemap_transform_caps (direction, raw, NULL);
-  GstCaps *ret = gst_cuda_imaging_caps_add_features (tmp);
-  gst_caps_unref (raw);
-  gst_caps_unref (tmp);
-  if (filter) {
-    tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
-  return ret;
+  return gst_tonemap_transform_caps (direction, caps, NULL);
 }
 
 static gboolean
@@ -225,8 +214,8 @@ gst_cuda_tonemap_class_init (GstCudaTonemapClass * klass)
       "gst-cuda-imaging developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_tonemap_transform_caps);
+  filter_class->transform_raw_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_tonemap_transform_raw_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_tonemap_fixate_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_sink_event);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_set_info);
