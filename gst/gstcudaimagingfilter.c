@@ -84,6 +84,8 @@ gst_cuda_imaging_caps_add_features (GstCaps * raw)
   GstCaps *cuda = gst_caps_intersect_full (raw, allowed_caps,
       GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (allowed_caps);
+  /* an empty intersection is a shared, read-only singleton */
+  cuda = gst_caps_make_writable (cuda);
   gst_caps_set_features_simple (cuda,
       gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
   GstCaps *sys = gst_caps_copy (raw);

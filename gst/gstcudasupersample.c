@@ -62,6 +62,32 @@ gst_cuda_supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
       GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class)->sink_event);
 }
 
+static gboolean
+gst_cuda_supersample_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  return gst_supersample_query (trans, direction, query,
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class)->query);
+}
+
+static gboolean
+gst_cuda_supersample_start (GstBaseTransform * trans)
+{
+  GstBaseTransformClass *parent =
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class);
+  gst_supersample_arm_upscale_warning (trans, TRUE);
+  return parent->start ? parent->start (trans) : TRUE;
+}
+
+static gboolean
+gst_cuda_supersample_stop (GstBaseTransform * trans)
+{
+  GstBaseTransformClass *parent =
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class);
+  gst_supersample_arm_upscale_warning (trans, FALSE);
+  return parent->stop ? parent->stop (trans) : TRUE;
+}
+
 static int
 gst_cuda_supersample_process (GstCudaImagingFilter * filter,
     const GstCudaImagingFrame * in, GstCudaImagingFrame * out,
@@ -100,6 +126,9 @@ gst_cuda_supersample_class_init (GstCudaSupersampleClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_supersample_transform_raw_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_supersample_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_supersample_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_supersample_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_supersample_stop);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_supersample_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_supersample_debug, "cudasupersample", 0,

@@ -215,3 +215,109 @@ gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
   }
   return ret;
 }
+
+/* Per-element flag, kept as qdata so both elements share this code. */
+static G_DEFINE_QUARK (gst-supersample-upscale-armed, upscale_armed);
+
+void
+gst_supersample_arm_upscale_warning (GstBaseTransform * trans, gboolean arm)
+{
+  GST_OBJECT_LOCK (trans);
+  g_object_set_qdata (G_OBJECT (trans), upscale_armed_quark (),
+      GINT_TO_POINTER (arm));
+  GST_OBJECT_UNLOCK (trans);
+}
+
+/* Test and clear the flag, so concurrent queries post at most one message. */
+static gboolean
+take_upscale_warning (GstBaseTransform * trans)
+{
+  gboolean armed;
+  GST_OBJECT_LOCK (trans);
+  armed = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (trans),
+          upscale_armed_quark ()));
+  if (armed)
+    g_object_set_qdata (G_OBJECT (trans), upscale_armed_quark (), NULL);
+  GST_OBJECT_UNLOCK (trans);
+  return armed;
+}
+
+static void
+caps_size_extreme (GstCaps * caps, gboolean want_max, gint * w, gint * h)
+{
+  *w = want_max ? 0 : G_MAXINT;
+  *h = want_max ? 0 : G_MAXINT;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    const GValue *wv = gst_structure_get_value (s, "width");
+    const GValue *hv = gst_structure_get_value (s, "height");
+    gint ew = wv ? value_extreme (wv, want_max) : (want_max ? G_MAXINT : 1);
+    gint eh = hv ? value_extreme (hv, want_max) : (want_max ? G_MAXINT : 1);
+    *w = want_max ? MAX (*w, ew) : MIN (*w, ew);
+    *h = want_max ? MAX (*h, eh) : MIN (*h, eh);
+  }
+}
+
+gboolean
+gst_supersample_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query, gboolean (*parent_query) (GstBaseTransform *,
+        GstPadDirection, GstQuery *))
+{
+  GstCaps *filter = NULL, *result = NULL;
+  gboolean armed;
+
+  if (!parent_query (trans, direction, query))
+    return FALSE;
+  if (direction != GST_PAD_SINK || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return TRUE;
+
+  gst_query_parse_caps (query, &filter);
+  gst_query_parse_caps_result (query, &result);
+  if (!filter || gst_caps_is_empty (filter) || !result
+      || !gst_caps_is_empty (result))
+    return TRUE;
+
+  /* Only started elements warn: link-time and other queries while stopped
+   * stay silent, and the flag limits it to one message per run. */
+  GST_OBJECT_LOCK (trans);
+  armed = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (trans),
+          upscale_armed_quark ()));
+  GST_OBJECT_UNLOCK (trans);
+  if (!armed)
+    return TRUE;
+
+  /* Ask again with the size left open: if that answers, only the size (i.e.
+   * an upscale) empties the caps. Its minimum is what downstream needs. */
+  GstCaps *relaxed = gst_caps_copy (filter);
+  for (guint i = 0; i < gst_caps_get_size (relaxed); i++) {
+    GstStructure *s = gst_caps_get_structure (relaxed, i);
+    if (gst_structure_has_field (s, "width"))
+      gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+    if (gst_structure_has_field (s, "height"))
+      gst_structure_set (s, "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+  }
+  GstQuery *q = gst_query_new_caps (relaxed);
+  GstCaps *wider = NULL;
+  if (parent_query (trans, direction, q))
+    gst_query_parse_caps_result (q, &wider);
+
+  if (wider && !gst_caps_is_empty (wider)) {
+    gint up_w, up_h, down_w, down_h;
+    caps_size_extreme (filter, TRUE, &up_w, &up_h);
+    caps_size_extreme (wider, FALSE, &down_w, &down_h);
+    /* WARNING rather than ERROR: a caps query is a question, not a commitment;
+     * the querier may still settle on other caps. When it does not, upstream
+     * posts the not-negotiated error itself; this says why. */
+    if ((down_w > up_w || down_h > up_h) && take_upscale_warning (trans)) {
+      GST_ELEMENT_WARNING (trans, CORE, NEGOTIATION,
+          ("%s only downscales: upstream offers at most %dx%d but downstream "
+              "needs at least %dx%d", GST_ELEMENT_NAME (trans), up_w, up_h,
+              down_w, down_h), ("upscaling is not offered in caps"));
+      GST_DEBUG_OBJECT (trans, "empty answer to %" GST_PTR_FORMAT
+          ", with any size %" GST_PTR_FORMAT, filter, wider);
+    }
+  }
+  gst_query_unref (q);
+  gst_caps_unref (relaxed);
+  return TRUE;
+}

@@ -26,5 +26,14 @@ void gst_supersample_plane_desc (const GstVideoInfo * info, gint plane,
 /* Chain up for a sink event; on a refused CAPS event explain an upscale request. */
 gboolean gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
     gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *));
+/* From start (TRUE) and stop (FALSE): allow one upscale warning per run. */
+void gst_supersample_arm_upscale_warning (GstBaseTransform * trans,
+    gboolean arm);
+/* Chain up for a query; when a sink CAPS query comes back empty only because
+ * downstream wants a larger size than upstream offers, warn once. */
+gboolean gst_supersample_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query,
+    gboolean (*parent_query) (GstBaseTransform *, GstPadDirection,
+        GstQuery *));
 
 G_END_DECLS

@@ -255,6 +255,78 @@ supersample_dyadic_kernel (Geo g, int Sx, int Kx, int Sy, int Ky, float unit)
       dyadic_px<T, C, N> (g, dx0 + k, dy, Sx, Kx, Sy, Ky, unit);
 }
 
+/* One-channel planes at common dyadic ratios (s = S / 2^K): a thread takes
+ * P = 4 << K adjacent outputs, whose inputs are exactly 4*S samples starting
+ * on a 4-byte boundary. It reads them as whole 32-bit words (a few loads in
+ * place of one per sample and slot) and the horizontal weights are compile-time
+ * constants. Same integer sums as dyadic_px, so the same results. */
+template <typename T, int S, int K, int N>
+__global__ void __launch_bounds__ (256)
+supersample_dyadic_vec_kernel (Geo g, int Sy, int Ky, float unit)
+{
+  constexpr int P = 4 << K, GW = 4 * S, NW = GW * (int) sizeof (T) / 4;
+  constexpr int PER = 4 / (int) sizeof (T), BITS = 8 * (int) sizeof (T);
+  const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
+  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx0 >= g.dw || dy >= g.dh)
+    return;
+  if (dx0 + P > g.dw) {         /* ragged right edge */
+    for (int k = 0; dx0 + k < g.dw; k++)
+      dyadic_px<T, 1, N> (g, dx0 + k, dy, S, K, Sy, Ky, unit);
+    return;
+  }
+  const int sh = sizeof (T) == 1 ? 0 : g.shift;
+  int wy[N];
+  const int y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
+  const size_t xoff = (size_t) (dx0 >> K) * S * sizeof (T);
+  uint32_t wd[N][NW];
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    const uint32_t *row = (const uint32_t *) (g.src + (size_t) (y0 + i) * g.sstride + xoff);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+      wd[i][k] = wy[i] ? __ldg (row + k) : 0u;
+  }
+  int isum[P];
+#pragma unroll
+  for (int k = 0; k < P; k++)
+    isum[k] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      int rs = 0;
+#pragma unroll
+      for (int j = 0; j < GW; j++) {
+        /* overlap of pixel j with output k's footprint, in units of 2^-K */
+        constexpr int one = 1 << K;
+        const int lo = k * S, hi = lo + S;
+        const int o = min (hi, (j + 1) * one) - max (lo, j * one);
+        if (o > 0) {
+          const int v = (int) ((wd[i][j / PER] >> (BITS * (j % PER)))
+              & ((1u << BITS) - 1u)) >> sh;
+          rs += o * v;
+        }
+      }
+      isum[k] += rs * wy[i];
+    }
+  }
+  uint32_t packed[P / PER];
+#pragma unroll
+  for (int k = 0; k < P / PER; k++)
+    packed[k] = 0;
+#pragma unroll
+  for (int k = 0; k < P; k++) {
+    const float acc = __fmul_rn (u2f ((unsigned) isum[k]), unit);     /* exact */
+    const uint32_t r = ci_ss_round (acc, g.inv, g.maxval) << sh;
+    packed[k / PER] |= r << (BITS * (k % PER));
+  }
+  uint32_t *out = (uint32_t *) (g.dst + (size_t) dy * g.dstride + (size_t) dx0 * sizeof (T));
+#pragma unroll
+  for (int k = 0; k < P / PER; k++)
+    out[k] = packed[k];
+}
+
 /* Small footprints: the block first copies its whole input window into shared
  * memory with W-byte coalesced loads (each input byte read once), then each
  * thread runs the fixed-slot chain out of shared memory. */
@@ -303,6 +375,143 @@ supersample_tile_kernel (Geo g, int tile_pitch, int W)
           v[c] = u2f (p[c] >> g.shift);
       }, acc);
   store_px<T, C, false> (g, dx, dy, acc);
+}
+
+/* Large footprints whose window fits shared memory. Every thread is one
+ * chain: output (t / C), channel (t % C), so a warp runs 32 chains side by
+ * side (one chain per warp would leave 31 lanes idle and make the kernel
+ * issue-bound). The block first copies the input window of its outputs with
+ * 16-byte loads, eight in flight per thread; then each thread runs NPP's
+ * chain over its footprint, row-major, a full sample weighing wy itself
+ * (1 * wy is exact), the next eight samples read while the current eight
+ * are accumulated. */
+#define WIN_THREADS 128
+template <typename T, int C, int NX>
+__global__ void __launch_bounds__ (WIN_THREADS)
+supersample_window_kernel (Geo g, int TW, int TH, int tile_pitch, int W)
+{
+  extern __shared__ __align__ (16) uint8_t tile[];
+  const int bx0 = blockIdx.x * TW, by0 = blockIdx.y * TH;
+  const int bx1 = min (bx0 + TW, g.dw) - 1, by1 = min (by0 + TH, g.dh) - 1;
+  const Axis fx = make_axis (ci_ss_span (bx0, g.sx, g.sw));
+  const Axis lx = make_axis (ci_ss_span (bx1, g.sx, g.sw));
+  const Axis fy = make_axis (ci_ss_span (by0, g.sy, g.sh));
+  const Axis ly = make_axis (ci_ss_span (by1, g.sy, g.sh));
+  const int x_hi = min (lx.last + (lx.w_last > 0.0f ? 1 : 0), g.sw);
+  const int y_lo = fy.start, y_hi = min (ly.last + (ly.w_last > 0.0f ? 1 : 0), g.sh);
+  constexpr int pxb = C * (int) sizeof (T);
+  const int byte_lo = (fx.start * pxb) & ~(W - 1);
+  const int byte_hi = (x_hi * pxb + W - 1) & ~(W - 1);
+  const int wpr = (byte_hi - byte_lo) / W, total = wpr * (y_hi - y_lo);
+  for (int i0 = threadIdx.x; i0 < total; i0 += 8 * WIN_THREADS) {
+    uint4 t[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      const int i = i0 + u * WIN_THREADS;
+      const int r = i / wpr, k = i - r * wpr;
+      const uint8_t *src = g.src + (size_t) (y_lo + r) * g.sstride + byte_lo + k * W;
+      if (i < total) {
+        if (W == 16)
+          t[u] = __ldg ((const uint4 *) src);
+        else if (W == 4)
+          t[u].x = __ldg ((const uint32_t *) src);
+        else
+          t[u].x = __ldg (src);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      const int i = i0 + u * WIN_THREADS;
+      const int r = i / wpr, k = i - r * wpr;
+      uint8_t *dst = tile + r * tile_pitch + k * W;
+      if (i < total) {
+        if (W == 16)
+          *(uint4 *) dst = t[u];
+        else if (W == 4)
+          *(uint32_t *) dst = t[u].x;
+        else
+          *dst = (uint8_t) t[u].x;
+      }
+    }
+  }
+  __syncthreads ();
+  const int o = threadIdx.x / C, c = threadIdx.x - o * C;
+  if (o >= TW * TH)
+    return;
+  const int dx = bx0 + o % TW, dy = by0 + o / TW;
+  if (dx >= g.dw || dy >= g.dh)
+    return;
+  const CiSsSpan xs = ci_ss_span (dx, g.sx, g.sw);
+  const CiSsSpan ys = ci_ss_span (dy, g.sy, g.sh);
+  const int ya = ys.w_first > 0.0f ? ys.first - 1 : ys.first;
+  const int yb = ys.w_last > 0.0f ? ys.last + 1 : ys.last;
+  const int xa = xs.first, xb = xs.last;
+  const bool has_first = xs.w_first > 0.0f, has_last = xs.w_last > 0.0f;
+  const int sh = g.shift;
+  /* this thread's channel of pixel x in window row r */
+  const T *base = (const T *) (tile - byte_lo) + c;
+  float acc = 0.0f;
+  if constexpr (NX > 0) {
+    /* Narrow footprints (tall ones: 64x64 -> 63x1): NX fixed slots per row as
+     * in accumulate_fixed (a zero weight is an exact no-op), rows unrolled so
+     * the reads of the next rows run ahead of this row's multiply-adds. */
+    const Axis ax = make_axis (xs);
+    float wx[NX];
+    int px[NX];
+#pragma unroll
+    for (int j = 0; j < NX; j++) {
+      const int p = ax.start + j;
+      wx[j] = p < g.sw ? axis_weight (ax, p) : 0.0f;
+      px[j] = (wx[j] != 0.0f ? p : ax.start) * C;
+    }
+#pragma unroll 4
+    for (int y = ya; y < yb; y++) {
+      const float wy = y < ys.first ? ys.w_first : (y < ys.last ? 1.0f : ys.w_last);
+      const T *row = (const T *) ((const uint8_t *) base + (y - y_lo) * tile_pitch);
+#pragma unroll
+      for (int j = 0; j < NX; j++)
+        acc = __fmaf_rn (u2f (row[px[j]] >> sh), __fmul_rn (wx[j], wy), acc);
+    }
+  } else {
+    for (int y = ya; y < yb; y++) {
+      const float wy = y < ys.first ? ys.w_first : (y < ys.last ? 1.0f : ys.w_last);
+      const T *row = (const T *) ((const uint8_t *) base + (y - y_lo) * tile_pitch);
+      /* issue the row's edge reads first; the chain order is unchanged */
+      const float vf = has_first ? u2f (row[(xa - 1) * C] >> sh) : 0.0f;
+      const float vl = has_last ? u2f (row[xb * C] >> sh) : 0.0f;
+      if (has_first)
+        acc = __fmaf_rn (vf, __fmul_rn (xs.w_first, wy), acc);
+      int x = xa;
+      if (x + 8 <= xb) {
+        float cur[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+          cur[u] = u2f (row[(x + u) * C] >> sh);
+        for (; x + 16 <= xb; x += 8) {
+          float nxt[8];
+#pragma unroll
+          for (int u = 0; u < 8; u++)
+            nxt[u] = u2f (row[(x + 8 + u) * C] >> sh);
+#pragma unroll
+          for (int u = 0; u < 8; u++)
+            acc = __fmaf_rn (cur[u], wy, acc);
+#pragma unroll
+          for (int u = 0; u < 8; u++)
+            cur[u] = nxt[u];
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+          acc = __fmaf_rn (cur[u], wy, acc);
+        x += 8;
+      }
+      for (; x < xb; x++)
+        acc = __fmaf_rn (u2f (row[x * C] >> sh), wy, acc);
+      if (has_last)
+        acc = __fmaf_rn (vl, __fmul_rn (xs.w_last, wy), acc);
+    }
+  }
+  T *out = (T *) (g.dst + (size_t) dy * g.dstride) + dx * C + c;
+  *out = (T) (ci_ss_round (acc, g.inv, g.maxval) << sh);
 }
 
 /* Large footprints: one warp per output pixel. The warp copies a tile of the
@@ -422,6 +631,55 @@ launch_dyadic (const Geo & g, int Sx, int Kx, int Sy, int Ky, cudaStream_t strea
   return cudaGetLastError ();
 }
 
+template <typename T, int S, int K, int N>
+cudaError_t
+launch_dyadic_vec_n (const Geo & g, int Sy, int Ky, cudaStream_t stream)
+{
+  constexpr int P = 4 << K;
+  const int cols = (g.dw + P - 1) / P;
+  int bx = 32;
+  while (bx > 1 && bx / 2 >= cols)
+    bx /= 2;
+  dim3 block (bx, 256 / bx);
+  dim3 grid ((cols + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
+  if (grid.y > 65535)
+    return cudaErrorInvalidConfiguration;
+  supersample_dyadic_vec_kernel<T, S, K, N> <<<grid, block, 0, stream>>> (g, Sy, Ky,
+      ldexpf (1.0f, -(K + Ky)));
+  return cudaGetLastError ();
+}
+
+template <typename T, int S, int K>
+cudaError_t
+launch_dyadic_vec_sk (const Geo & g, int Sy, int Ky, int n, cudaStream_t stream)
+{
+  if (n <= 2)
+    return launch_dyadic_vec_n<T, S, K, 2> (g, Sy, Ky, stream);
+  if (n <= 3)
+    return launch_dyadic_vec_n<T, S, K, 3> (g, Sy, Ky, stream);
+  return launch_dyadic_vec_n<T, S, K, 4> (g, Sy, Ky, stream);
+}
+
+/* The word-wide one-channel path, for the ratios video uses most (2, 3, 4,
+ * 1.5, 2.5, 1.25 horizontally) when rows start on 4-byte boundaries. */
+template <typename T>
+bool
+launch_dyadic_vec (const Geo & g, int Sx, int Kx, int Sy, int Ky, int n,
+    cudaStream_t stream, cudaError_t * err)
+{
+  if ((uintptr_t) g.src % 4 || g.sstride % 4 || (uintptr_t) g.dst % 4 || g.dstride % 4)
+    return false;
+  switch (Kx * 16 + Sx) {
+    case 0 * 16 + 2: *err = launch_dyadic_vec_sk<T, 2, 0> (g, Sy, Ky, n, stream); return true;
+    case 0 * 16 + 3: *err = launch_dyadic_vec_sk<T, 3, 0> (g, Sy, Ky, n, stream); return true;
+    case 0 * 16 + 4: *err = launch_dyadic_vec_sk<T, 4, 0> (g, Sy, Ky, n, stream); return true;
+    case 1 * 16 + 3: *err = launch_dyadic_vec_sk<T, 3, 1> (g, Sy, Ky, n, stream); return true;
+    case 1 * 16 + 5: *err = launch_dyadic_vec_sk<T, 5, 1> (g, Sy, Ky, n, stream); return true;
+    case 2 * 16 + 5: *err = launch_dyadic_vec_sk<T, 5, 2> (g, Sy, Ky, n, stream); return true;
+    default: return false;
+  }
+}
+
 /* s = S / 2^K exactly, K <= 8? */
 bool
 dyadic (float s, int *S, int *K)
@@ -437,6 +695,67 @@ dyadic (float s, int *S, int *K)
   return false;
 }
 
+/* Most samples any output touches along one axis, in O(1) so the host never
+ * lags the GPU: an integer factor k lands on pixel edges (d*k is exact), so
+ * exactly k samples; otherwise at most floor(s) full samples plus two partial ones. */
+int
+max_slots (float s)
+{
+  const float f = floorf (s);
+  return f == s ? (int) f : (int) f + 2;
+}
+
+/* Picks TW x TH outputs per block for the window kernel: enough blocks for
+ * two per SM where the frame allows (outs / 264), at most one chain per
+ * thread, shrunk until the window fits 48 KB. False when even one output's
+ * window does not fit (the warp kernel tiles it instead). */
+template <typename T, int C>
+bool
+launch_window (const Geo & g, cudaStream_t stream, cudaError_t * err)
+{
+  const int pxb = C * (int) sizeof (T);
+  int W = 1;
+  if ((uintptr_t) g.src % 16 == 0 && g.sstride % 16 == 0)
+    W = 16;
+  else if ((uintptr_t) g.src % 4 == 0 && g.sstride % 4 == 0)
+    W = 4;
+  const long long outs = (long long) g.dw * g.dh;
+  long long want = outs / 264;
+  want = want < 1 ? 1 : (want > WIN_THREADS / C ? WIN_THREADS / C : want);
+  int tw = (int) (want < g.dw ? want : g.dw);
+  int th = (int) (want / tw < g.dh ? want / tw : g.dh);
+  if (th < 1)
+    th = 1;
+  for (;;) {
+    /* +4 samples per axis: footprint rounding and the partial edge pixels;
+     * 2W + 15 bytes: alignment of the window's ends and of the pitch */
+    const double pitch = ((ceil (tw * (double) g.sx) + 4) * pxb + 2 * W + 15);
+    const double rows = ceil (th * (double) g.sy) + 4;
+    if (pitch * rows <= 48 * 1024) {
+      const int p = (int) pitch & ~15;
+      dim3 grid ((g.dw + tw - 1) / tw, (g.dh + th - 1) / th);
+      if (grid.y > 65535)
+        return false;
+      const size_t smem = (size_t) p * (size_t) rows;
+      const int nx = max_slots (g.sx);
+      if (nx <= 3)
+        supersample_window_kernel<T, C, 3> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
+      else if (nx <= 6)
+        supersample_window_kernel<T, C, 6> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
+      else
+        supersample_window_kernel<T, C, 0> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
+      *err = cudaGetLastError ();
+      return true;
+    }
+    if (tw == 1 && th == 1)
+      return false;
+    if (th >= tw || tw == 1)
+      th = (th + 1) / 2;
+    else
+      tw = (tw + 1) / 2;
+  }
+}
+
 template <typename T, int C, bool VEC>
 cudaError_t
 launch_tc (const Geo & g, int n, cudaStream_t stream)
@@ -448,6 +767,11 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
       && (double) g.maxval * n * n * (double) (1 << (Kx + Ky)) < 8388608.0
             /* NPP's float footprint (d * s) is exact only below 2^24 units */
       && (long long) g.sw << Kx < (1 << 24) && (long long) g.sh << Ky < (1 << 24)) {
+    if constexpr (C == 1) {
+      cudaError_t err;
+      if (launch_dyadic_vec<T> (g, Sx, Kx, Sy, Ky, n, stream, &err))
+        return err;
+    }
     if (n <= 2)
       return launch_dyadic<T, C, 2> (g, Sx, Kx, Sy, Ky, stream);
     if (n <= 3)
@@ -464,6 +788,7 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
     w = 16;
   else if ((uintptr_t) g.src % 4 == 0 && g.sstride % 4 == 0)
     w = 4;
+  cudaError_t err;
   if (fits && n <= 2)
     return launch_tile<T, C, 2> (g, w, pitch, rows, stream);
   if (fits && n <= 3)
@@ -475,6 +800,8 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
   /* big pixels whose window does not fit shared memory */
   if (n <= 6)
     return launch_fixed<T, C, VEC, 6> (g, stream);
+  if (launch_window<T, C> (g, stream, &err))
+    return err;
   const long long outs = (long long) g.dw * g.dh;
   const long long blocks = (outs + 7) / 8;
   if (blocks > 0x7fffffffLL)
@@ -496,16 +823,6 @@ launch_t (const Geo & g, int C, bool vec, int n, cudaStream_t stream)
           launch_tc<T, 4, false> (g, n, stream);
     default: return cudaErrorInvalidValue;
   }
-}
-
-/* Most samples any output touches along one axis, in O(1) so the host never
- * lags the GPU: an integer factor k lands on pixel edges (d*k is exact), so
- * exactly k samples; otherwise at most floor(s) full samples plus two partial ones. */
-int
-max_slots (float s)
-{
-  const float f = floorf (s);
-  return f == s ? (int) f : (int) f + 2;
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, in
   if (mode == 0) {
     int e = ci_cuda_supersample_plane (d_src, &sp, d_dst, &dp, (ci_stream_t) stream);
     if (e) {
-      printf ("launch failed: %s\n", ci_cuda_error_string (e));
+      printf ("launch failed for %dx%d->%dx%d C%d bps%d: %s\n", sw, sh, dw, dh, C, bps,
+          ci_cuda_error_string (e));
       exit (1);
     }
   } else {
@@ -168,12 +169,19 @@ main (int argc, char **argv)
   if (argc == 8 && strcmp (argv[1], "probe") == 0)
     return probe (argv + 2);
   int n = sizeof issue_sizes / sizeof issue_sizes[0];
+  /* CI_SS_QUICK: every kernel path, but no frame over 1 Mpixel and no NPP
+   * table — for compute-sanitizer, which runs kernels ~100x slower. */
+  const int quick = getenv ("CI_SS_QUICK") ? atoi (getenv ("CI_SS_QUICK")) : 0;
+  /* CI_SS_QUICK=2 (racecheck, slower still): a few cases of each loop */
+  const int few = quick >= 2;
 
   /* 1. CUDA vs reference: every case, channel count, depth, aligned and odd pitches. */
   for (int i = 0; i < n; i++)
     for (int C = 1; C <= 4; C++)
       for (int bps = 1; bps <= 2; bps++)
         for (int pad = 0; pad < 2; pad++) {
+          if (quick && (long) issue_sizes[i][0] * issue_sizes[i][1] > (few ? (1L << 16) : (1L << 20)))
+            continue;
           long tot, bad = compare (issue_sizes[i][0], issue_sizes[i][1], issue_sizes[i][2],
               issue_sizes[i][3], C, bps, 0, pad ? 3 * bps : 0, pad ? 5 * bps : 0, i & 1, 0, &tot);
           cases++;
@@ -185,7 +193,7 @@ main (int argc, char **argv)
           }
         }
   uint64_t st = 777;
-  for (int k = 0; k < 400; k++) {
+  for (int k = 0; k < (few ? 24 : 400); k++) {
     int sw = 1 + ci_rand_next (&st) % 300, sh = 1 + ci_rand_next (&st) % 300;
     int dw = 1 + ci_rand_next (&st) % sw, dh = 1 + ci_rand_next (&st) % sh;
     int C = 1 + ci_rand_next (&st) % 4, bps = 1 + ci_rand_next (&st) % 2;
@@ -201,7 +209,7 @@ main (int argc, char **argv)
   }
   /* Dyadic ratios (1.25, 1.5, 2, 2.5, 3, 4, ...), which take the integer path. */
   static const int num[] = { 5, 3, 2, 5, 3, 4, 7, 1 }, den[] = { 4, 2, 1, 2, 1, 1, 4, 1 };
-  for (int k = 0; k < 160; k++) {
+  for (int k = 0; k < (few ? 40 : 160); k++) {
     int r = k % 8, ry = (k / 8) % 8;
     int dw = 1 + ci_rand_next (&st) % 120, dh = 1 + ci_rand_next (&st) % 120;
     int sw = dw * num[r] / den[r], sh = dh * num[ry] / den[ry];
@@ -217,10 +225,72 @@ main (int argc, char **argv)
           sw, sh, dw, dh, C, bps, bad, tot);
     }
   }
+  /* The word-wide one-channel path: ratios 2, 3, 4, 1.5, 2.5, 1.25 across, any
+   * dyadic ratio down, rows on 4-byte boundaries; ragged right edges included. */
+  static const int vnum[] = { 2, 3, 4, 3, 5, 5 }, vden[] = { 1, 1, 1, 2, 2, 4 };
+  for (int k = 0; k < (few ? 60 : 240); k++) {
+    int r = k % 6, ry = (k / 6) % 8;
+    int dw = 1 + ci_rand_next (&st) % 200, dh = 1 + ci_rand_next (&st) % 60;
+    if (k % 3 == 0)
+      dw = (dw + 15) & ~15;     /* no ragged edge */
+    int sw = dw * vnum[r] / vden[r], sh = dh * num[ry] / den[ry];
+    if (sw * vden[r] != dw * vnum[r] || sh * den[ry] != dh * num[ry])
+      continue;
+    int bps = 1 + (k / 48) % 2, shift = (bps == 2 && k % 4 == 1) ? 6 : 0;
+    int spad = (4 - (sw * bps) % 4) % 4 + 4 * (k % 2), dpad = (4 - (dw * bps) % 4) % 4;
+    long tot, bad = compare (sw, sh, dw, dh, 1, bps, shift, spad, dpad, k & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda dyadic-vec %dx%d->%dx%d bps%d shift%d: %ld/%ld differ\n",
+          sw, sh, dw, dh, bps, shift, bad, tot);
+    }
+  }
+  /* Large footprints: the shared-memory window kernel, and the warp kernel
+   * where one output's window exceeds shared memory. */
+  static const int big[][4] = {
+    {1000, 1000, 3, 997}, {64, 64, 63, 1}, {5000, 7, 3, 2}, {7, 5000, 2, 3},
+    {3000, 3000, 1, 1}, {20000, 3, 1, 1}, {999, 999, 7, 5}, {4097, 33, 5, 4},
+    {2000, 1500, 61, 37}, {1023, 4001, 9, 500}, {20, 400, 5, 3}, {31, 777, 9, 10},
+    {400, 20, 3, 5},
+  };
+  for (int i = 0; i < (int) (sizeof big / sizeof big[0]); i++)
+    for (int C = 1; C <= 4; C++)
+      for (int bps = 1; bps <= 2; bps++)
+        for (int pad = 0; pad < 2; pad++) {
+          if (quick && (long) big[i][0] * big[i][1] > (few ? (1L << 16) : (1L << 20)))
+            continue;
+          long tot, bad = compare (big[i][0], big[i][1], big[i][2], big[i][3], C, bps,
+              (bps == 2 && C == 1 && pad) ? 6 : 0, pad ? 3 * bps : 0, pad ? 5 * bps : 0,
+              i & 1, 0, &tot);
+          cases++;
+          if (bad) {
+            failures++;
+            printf ("FAIL cuda large %dx%d->%dx%d C%d bps%d pad%d: %ld/%ld differ\n",
+                big[i][0], big[i][1], big[i][2], big[i][3], C, bps, pad, bad, tot);
+          }
+        }
+  for (int k = 0; k < (few ? 6 : quick ? 20 : 200); k++) {
+    int sw = 8 + ci_rand_next (&st) % 1500, sh = 8 + ci_rand_next (&st) % 1500;
+    int dw = 1 + ci_rand_next (&st) % (sw / 7), dh = 1 + ci_rand_next (&st) % (sh / 7);
+    if (k & 1)
+      dh = 1 + ci_rand_next (&st) % sh;
+    int C = 1 + ci_rand_next (&st) % 4, bps = 1 + ci_rand_next (&st) % 2;
+    long tot, bad = compare (sw, sh, dw, dh, C, bps, 0, bps * (ci_rand_next (&st) % 9),
+        bps * (ci_rand_next (&st) % 9), k & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda random-large %dx%d->%dx%d C%d bps%d: %ld/%ld differ\n",
+          sw, sh, dw, dh, C, bps, bad, tot);
+    }
+  }
   printf ("CUDA vs reference: %d cases, %d failed\n", cases, failures);
 
   /* 2. NPP vs reference (the model) — the bit-exactness claim itself. */
-  if (!ci_npp_load ()) {
+  if (quick) {
+    printf ("quick mode: NPP comparison skipped\n");
+  } else if (!ci_npp_load ()) {
     printf ("NPP not found: NPP comparison skipped\n");
   } else {
     int nfail = 0;

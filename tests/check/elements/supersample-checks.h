@@ -147,6 +147,88 @@ GST_START_TEST (test_upscale_refused)
 }
 GST_END_TEST;
 
+/* Run @desc (the element named "ss") to EOS or error; return the text of
+ * the first warning, failing unless ss posted it. @in_caps, if given, go on
+ * the capsfilter "in" only after parsing, so that linking (which would see
+ * the fixed size and refuse) passes as it does behind a decoder. */
+static gchar *
+run_for_warning (const gchar * desc, const gchar * in_caps, gboolean * eos)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
+      err ? err->message : "");
+  GstElement *ss = gst_bin_get_by_name (GST_BIN (pipe), "ss");
+  fail_unless (ss != NULL);
+  if (in_caps) {
+    GstElement *in = gst_bin_get_by_name (GST_BIN (pipe), "in");
+    GstCaps *c = gst_caps_from_string (in_caps);
+    g_object_set (in, "caps", c, NULL);
+    gst_caps_unref (c);
+    gst_object_unref (in);
+  }
+  GstBus *bus = gst_element_get_bus (pipe);
+  gchar *text = NULL;
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  *eos = FALSE;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "%s: no EOS or error", desc);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, NULL);
+      fail_unless (GST_MESSAGE_SRC (m) == GST_OBJECT (ss),
+          "warning from %s: %s", GST_MESSAGE_SRC_NAME (m), err->message);
+      fail_unless (text == NULL, "second warning: %s", err->message);
+      text = g_strdup (err->message);
+      g_clear_error (&err);
+    } else {
+      *eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+      gst_message_unref (m);
+      break;
+    }
+    gst_message_unref (m);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (ss);
+  gst_object_unref (pipe);
+  return text;
+}
+
+GST_START_TEST (test_upscale_explained)
+{
+  /* Upstream never sends caps here: videoconvert's caps query gets an empty
+   * answer, and only a message from the element says why. */
+  gboolean eos;
+  gchar *text = run_for_warning ("videotestsrc num-buffers=1 ! "
+      "capsfilter name=in ! videoconvert ! " FACTORY " name=ss ! "
+      "video/x-raw,width=128,height=96 ! fakesink",
+      "video/x-raw,width=64,height=48", &eos);
+  fail_unless (!eos, "an upscale must not negotiate");
+  fail_unless (text != NULL, "no warning from " FACTORY);
+  fail_unless (strstr (text, "only downscales") != NULL, "%s", text);
+  fail_unless (strstr (text, "64x48") && strstr (text, "128x96"), "%s", text);
+  g_free (text);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_no_warning_when_negotiated)
+{
+  gboolean eos;
+  /* a downscale behind videoconvert */
+  gchar *text = run_for_warning ("videotestsrc num-buffers=2 ! "
+      "capsfilter name=in ! videoconvert ! " FACTORY " name=ss ! "
+      "video/x-raw,width=32,height=24 ! fakesink",
+      "video/x-raw,width=64,height=48", &eos);
+  fail_unless (eos && text == NULL, "%s", text ? text : "no EOS");
+  /* upstream can produce the larger size: it is asked to */
+  text = run_for_warning ("videotestsrc num-buffers=2 ! " FACTORY " name=ss ! "
+      "video/x-raw,width=400,height=300 ! fakesink", NULL, &eos);
+  fail_unless (eos && text == NULL, "%s", text ? text : "no EOS");
+}
+GST_END_TEST;
+
 GST_START_TEST (test_aspect_ratio_kept)
 {
   /* Only a width asked for: the height follows the display aspect ratio. */
@@ -195,5 +277,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_extreme_ratios);
   tcase_add_test (tc, test_passthrough_on_equal_caps);
   tcase_add_test (tc, test_upscale_refused);
+  tcase_add_test (tc, test_upscale_explained);
+  tcase_add_test (tc, test_no_warning_when_negotiated);
   tcase_add_test (tc, test_aspect_ratio_kept);
 }
