@@ -49,39 +49,6 @@ gst_cpu_supersample_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
-static gboolean
-gst_cpu_supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  return gst_supersample_sink_event (trans, event,
-      GST_BASE_TRANSFORM_CLASS (gst_cpu_supersample_parent_class)->sink_event);
-}
-
-static gboolean
-gst_cpu_supersample_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  return gst_supersample_query (trans, direction, query,
-      GST_BASE_TRANSFORM_CLASS (gst_cpu_supersample_parent_class)->query);
-}
-
-static gboolean
-gst_cpu_supersample_start (GstBaseTransform * trans)
-{
-  GstBaseTransformClass *parent =
-      GST_BASE_TRANSFORM_CLASS (gst_cpu_supersample_parent_class);
-  gst_supersample_arm_upscale_warning (trans, TRUE);
-  return parent->start ? parent->start (trans) : TRUE;
-}
-
-static gboolean
-gst_cpu_supersample_stop (GstBaseTransform * trans)
-{
-  GstBaseTransformClass *parent =
-      GST_BASE_TRANSFORM_CLASS (gst_cpu_supersample_parent_class);
-  gst_supersample_arm_upscale_warning (trans, FALSE);
-  return parent->stop ? parent->stop (trans) : TRUE;
-}
-
 static GstFlowReturn
 gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in, GstVideoFrame * out)
@@ -125,11 +92,7 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_caps);
-  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cpu_supersample_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cpu_supersample_query);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cpu_supersample_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_supersample_stop);
+  gst_supersample_install_vfuncs (trans_class);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_frame);
 

@@ -55,39 +55,6 @@ gst_cuda_supersample_transform_raw_caps (GstCudaImagingFilter * filter,
   return gst_supersample_transform_caps (direction, caps, NULL);
 }
 
-static gboolean
-gst_cuda_supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  return gst_supersample_sink_event (trans, event,
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class)->sink_event);
-}
-
-static gboolean
-gst_cuda_supersample_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
-{
-  return gst_supersample_query (trans, direction, query,
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class)->query);
-}
-
-static gboolean
-gst_cuda_supersample_start (GstBaseTransform * trans)
-{
-  GstBaseTransformClass *parent =
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class);
-  gst_supersample_arm_upscale_warning (trans, TRUE);
-  return parent->start ? parent->start (trans) : TRUE;
-}
-
-static gboolean
-gst_cuda_supersample_stop (GstBaseTransform * trans)
-{
-  GstBaseTransformClass *parent =
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_supersample_parent_class);
-  gst_supersample_arm_upscale_warning (trans, FALSE);
-  return parent->stop ? parent->stop (trans) : TRUE;
-}
-
 static int
 gst_cuda_supersample_process (GstCudaImagingFilter * filter,
     const GstCudaImagingFrame * in, GstCudaImagingFrame * out,
@@ -124,11 +91,7 @@ gst_cuda_supersample_class_init (GstCudaSupersampleClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
   filter_class->transform_raw_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_supersample_transform_raw_caps);
-  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_supersample_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_supersample_query);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_supersample_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_supersample_stop);
+  gst_supersample_install_vfuncs (trans_class);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_supersample_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_supersample_debug, "cudasupersample", 0,

@@ -178,9 +178,23 @@ gst_supersample_plane_desc (const GstVideoInfo * info, gint plane,
   desc->stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
 }
 
-gboolean
-gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
-    gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *))
+/* The class above the one that installed FN at OFFSET, so shared vfuncs can
+ * chain up from either element (or a subclass of one). */
+static GstBaseTransformClass *
+parent_for (GstBaseTransform * trans, gsize offset, gconstpointer fn)
+{
+  gpointer k = G_OBJECT_GET_CLASS (trans), up;
+  while ((up = g_type_class_peek_parent (k))
+      && G_STRUCT_MEMBER (gconstpointer, up, offset) == fn)
+    k = up;
+  return GST_BASE_TRANSFORM_CLASS (up);
+}
+
+#define PARENT(trans, vfunc, self) \
+  parent_for (trans, G_STRUCT_OFFSET (GstBaseTransformClass, vfunc), (gconstpointer) self)
+
+static gboolean
+supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCaps *caps = NULL;
   gint in_w = 0, in_h = 0;
@@ -192,7 +206,8 @@ gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
     gst_structure_get_int (s, "width", &in_w);
     gst_structure_get_int (s, "height", &in_h);
   }
-  ret = parent_sink_event (trans, event);
+  ret = PARENT (trans, sink_event, supersample_sink_event)->sink_event (trans,
+      event);
   if (!ret && in_w > 0 && in_h > 0) {
     GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
         NULL);
@@ -219,8 +234,8 @@ gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
 /* Per-element flag, kept as qdata so both elements share this code. */
 static G_DEFINE_QUARK (gst-supersample-upscale-armed, upscale_armed);
 
-void
-gst_supersample_arm_upscale_warning (GstBaseTransform * trans, gboolean arm)
+static void
+arm_upscale_warning (GstBaseTransform * trans, gboolean arm)
 {
   GST_OBJECT_LOCK (trans);
   g_object_set_qdata (G_OBJECT (trans), upscale_armed_quark (),
@@ -258,11 +273,12 @@ caps_size_extreme (GstCaps * caps, gboolean want_max, gint * w, gint * h)
   }
 }
 
-gboolean
-gst_supersample_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query, gboolean (*parent_query) (GstBaseTransform *,
-        GstPadDirection, GstQuery *))
+static gboolean
+supersample_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
 {
+  gboolean (*parent_query) (GstBaseTransform *, GstPadDirection, GstQuery *) =
+      PARENT (trans, query, supersample_query)->query;
   GstCaps *filter = NULL, *result = NULL;
   gboolean armed;
 
@@ -320,4 +336,31 @@ gst_supersample_query (GstBaseTransform * trans, GstPadDirection direction,
   gst_query_unref (q);
   gst_caps_unref (relaxed);
   return TRUE;
+}
+
+/* Only started elements warn (link-time queries stay silent), once per run. */
+static gboolean
+supersample_start (GstBaseTransform * trans)
+{
+  GstBaseTransformClass *parent = PARENT (trans, start, supersample_start);
+  arm_upscale_warning (trans, TRUE);
+  return parent->start ? parent->start (trans) : TRUE;
+}
+
+static gboolean
+supersample_stop (GstBaseTransform * trans)
+{
+  GstBaseTransformClass *parent = PARENT (trans, stop, supersample_stop);
+  arm_upscale_warning (trans, FALSE);
+  return parent->stop ? parent->stop (trans) : TRUE;
+}
+
+void
+gst_supersample_install_vfuncs (GstBaseTransformClass * klass)
+{
+  klass->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
+  klass->sink_event = GST_DEBUG_FUNCPTR (supersample_sink_event);
+  klass->query = GST_DEBUG_FUNCPTR (supersample_query);
+  klass->start = GST_DEBUG_FUNCPTR (supersample_start);
+  klass->stop = GST_DEBUG_FUNCPTR (supersample_stop);
 }

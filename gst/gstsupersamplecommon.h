@@ -23,17 +23,9 @@ GstCaps *gst_supersample_fixate_caps (GstBaseTransform * trans,
 /* Geometry of @plane for the supersample code (stride filled by the caller). */
 void gst_supersample_plane_desc (const GstVideoInfo * info, gint plane,
     CiSsPlane * desc);
-/* Chain up for a sink event; on a refused CAPS event explain an upscale request. */
-gboolean gst_supersample_sink_event (GstBaseTransform * trans, GstEvent * event,
-    gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *));
-/* From start (TRUE) and stop (FALSE): allow one upscale warning per run. */
-void gst_supersample_arm_upscale_warning (GstBaseTransform * trans,
-    gboolean arm);
-/* Chain up for a query; when a sink CAPS query comes back empty only because
- * downstream wants a larger size than upstream offers, warn once. */
-gboolean gst_supersample_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query,
-    gboolean (*parent_query) (GstBaseTransform *, GstPadDirection,
-        GstQuery *));
+/* Sets fixate_caps and the upscale explanations (sink_event: a refused CAPS
+ * event; query: a sink CAPS query emptied only by the size; start/stop: one
+ * warning per run), all chaining up to the element's parent class. */
+void gst_supersample_install_vfuncs (GstBaseTransformClass * klass);
 
 G_END_DECLS

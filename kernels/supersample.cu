@@ -327,6 +327,64 @@ supersample_dyadic_vec_kernel (Geo g, int Sy, int Ky, float unit)
     out[k] = packed[k];
 }
 
+/* Copies the input window of outputs [bx0, bx1] x [by0, by1] into shared
+ * memory with W-byte loads (each input byte read once), U loads in flight
+ * per thread of NT; returns the window's first row and first byte. */
+struct Window
+{
+  int y_lo, byte_lo;
+};
+
+template <typename T, int C, int NT, int U>
+__device__ __forceinline__ Window
+copy_window (const Geo & g, int bx0, int by0, int bx1, int by1, uint8_t * tile,
+    int tile_pitch, int W, int tid)
+{
+  const Axis fx = make_axis (ci_ss_span (bx0, g.sx, g.sw));
+  const Axis lx = make_axis (ci_ss_span (bx1, g.sx, g.sw));
+  const Axis fy = make_axis (ci_ss_span (by0, g.sy, g.sh));
+  const Axis ly = make_axis (ci_ss_span (by1, g.sy, g.sh));
+  const int x_hi = min (lx.last + (lx.w_last > 0.0f ? 1 : 0), g.sw);
+  const int y_lo = fy.start, y_hi = min (ly.last + (ly.w_last > 0.0f ? 1 : 0), g.sh);
+  constexpr int pxb = C * (int) sizeof (T);
+  const int byte_lo = (fx.start * pxb) & ~(W - 1);
+  const int byte_hi = (x_hi * pxb + W - 1) & ~(W - 1);
+  const int wpr = (byte_hi - byte_lo) / W, total = wpr * (y_hi - y_lo);
+  for (int i0 = tid; i0 < total; i0 += U * NT) {
+    uint4 t[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int i = i0 + u * NT;
+      const int r = i / wpr, k = i - r * wpr;
+      const uint8_t *src = g.src + (size_t) (y_lo + r) * g.sstride + byte_lo + k * W;
+      if (i < total) {
+        if (W == 16)
+          t[u] = __ldg ((const uint4 *) src);
+        else if (W == 4)
+          t[u].x = __ldg ((const uint32_t *) src);
+        else
+          t[u].x = __ldg (src);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int i = i0 + u * NT;
+      const int r = i / wpr, k = i - r * wpr;
+      uint8_t *dst = tile + r * tile_pitch + k * W;
+      if (i < total) {
+        if (W == 16)
+          *(uint4 *) dst = t[u];
+        else if (W == 4)
+          *(uint32_t *) dst = t[u].x;
+        else
+          *dst = (uint8_t) t[u].x;
+      }
+    }
+  }
+  Window w = { y_lo, byte_lo };
+  return w;
+}
+
 /* Small footprints: the block first copies its whole input window into shared
  * memory with W-byte coalesced loads (each input byte read once), then each
  * thread runs the fixed-slot chain out of shared memory. */
@@ -339,28 +397,10 @@ supersample_tile_kernel (Geo g, int tile_pitch, int W)
   extern __shared__ __align__ (16) uint8_t tile[];
   const int bx0 = blockIdx.x * TILE_W, by0 = blockIdx.y * TILE_H;
   const int bx1 = min (bx0 + TILE_W, g.dw) - 1, by1 = min (by0 + TILE_H, g.dh) - 1;
-  const Axis fx = make_axis (ci_ss_span (bx0, g.sx, g.sw));
-  const Axis lx = make_axis (ci_ss_span (bx1, g.sx, g.sw));
-  const Axis fy = make_axis (ci_ss_span (by0, g.sy, g.sh));
-  const Axis ly = make_axis (ci_ss_span (by1, g.sy, g.sh));
-  const int x_hi = min (lx.last + (lx.w_last > 0.0f ? 1 : 0), g.sw);
-  const int y_lo = fy.start, y_hi = min (ly.last + (ly.w_last > 0.0f ? 1 : 0), g.sh);
   const int pxb = C * (int) sizeof (T);
-  const int byte_lo = (fx.start * pxb) & ~(W - 1);
-  const int byte_hi = (x_hi * pxb + W - 1) & ~(W - 1);
-  const int wpr = (byte_hi - byte_lo) / W, nrows = y_hi - y_lo;
-  const int tid = threadIdx.y * TILE_W + threadIdx.x;
-  for (int i = tid; i < wpr * nrows; i += TILE_W * TILE_H) {
-    const int r = i / wpr, k = i - r * wpr;
-    const uint8_t *src = g.src + (size_t) (y_lo + r) * g.sstride + byte_lo + k * W;
-    uint8_t *dst = tile + r * tile_pitch + k * W;
-    if (W == 16)
-      *(uint4 *) dst = __ldg ((const uint4 *) src);
-    else if (W == 4)
-      *(uint32_t *) dst = __ldg ((const uint32_t *) src);
-    else
-      *dst = __ldg (src);
-  }
+  const Window win = copy_window<T, C, TILE_W * TILE_H, 1> (g, bx0, by0, bx1, by1, tile,
+      tile_pitch, W, threadIdx.y * TILE_W + threadIdx.x);
+  const int y_lo = win.y_lo, byte_lo = win.byte_lo;
   __syncthreads ();
   const int dx = bx0 + threadIdx.x, dy = by0 + threadIdx.y;
   if (dx >= g.dw || dy >= g.dh)
@@ -393,47 +433,9 @@ supersample_window_kernel (Geo g, int TW, int TH, int tile_pitch, int W)
   extern __shared__ __align__ (16) uint8_t tile[];
   const int bx0 = blockIdx.x * TW, by0 = blockIdx.y * TH;
   const int bx1 = min (bx0 + TW, g.dw) - 1, by1 = min (by0 + TH, g.dh) - 1;
-  const Axis fx = make_axis (ci_ss_span (bx0, g.sx, g.sw));
-  const Axis lx = make_axis (ci_ss_span (bx1, g.sx, g.sw));
-  const Axis fy = make_axis (ci_ss_span (by0, g.sy, g.sh));
-  const Axis ly = make_axis (ci_ss_span (by1, g.sy, g.sh));
-  const int x_hi = min (lx.last + (lx.w_last > 0.0f ? 1 : 0), g.sw);
-  const int y_lo = fy.start, y_hi = min (ly.last + (ly.w_last > 0.0f ? 1 : 0), g.sh);
-  constexpr int pxb = C * (int) sizeof (T);
-  const int byte_lo = (fx.start * pxb) & ~(W - 1);
-  const int byte_hi = (x_hi * pxb + W - 1) & ~(W - 1);
-  const int wpr = (byte_hi - byte_lo) / W, total = wpr * (y_hi - y_lo);
-  for (int i0 = threadIdx.x; i0 < total; i0 += 8 * WIN_THREADS) {
-    uint4 t[8];
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const int i = i0 + u * WIN_THREADS;
-      const int r = i / wpr, k = i - r * wpr;
-      const uint8_t *src = g.src + (size_t) (y_lo + r) * g.sstride + byte_lo + k * W;
-      if (i < total) {
-        if (W == 16)
-          t[u] = __ldg ((const uint4 *) src);
-        else if (W == 4)
-          t[u].x = __ldg ((const uint32_t *) src);
-        else
-          t[u].x = __ldg (src);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const int i = i0 + u * WIN_THREADS;
-      const int r = i / wpr, k = i - r * wpr;
-      uint8_t *dst = tile + r * tile_pitch + k * W;
-      if (i < total) {
-        if (W == 16)
-          *(uint4 *) dst = t[u];
-        else if (W == 4)
-          *(uint32_t *) dst = t[u].x;
-        else
-          *dst = (uint8_t) t[u].x;
-      }
-    }
-  }
+  const Window win = copy_window<T, C, WIN_THREADS, 8> (g, bx0, by0, bx1, by1, tile,
+      tile_pitch, W, threadIdx.x);
+  const int y_lo = win.y_lo, byte_lo = win.byte_lo;
   __syncthreads ();
   const int o = threadIdx.x / C, c = threadIdx.x - o * C;
   if (o >= TW * TH)
@@ -584,17 +586,25 @@ supersample_warp_kernel (Geo g)
   }
 }
 
+/* 256-thread blocks over cols x rows threads; narrow outputs (e.g. 3 columns)
+ * still fill warps by taking more rows per block. False if the grid is too tall. */
+bool
+thread_grid (int cols, int rows, dim3 * block, dim3 * grid)
+{
+  int bx = 32;
+  while (bx > 1 && bx / 2 >= cols)
+    bx /= 2;
+  *block = dim3 (bx, 256 / bx);
+  *grid = dim3 ((cols + block->x - 1) / block->x, (rows + block->y - 1) / block->y);
+  return grid->y <= 65535;
+}
+
 template <typename T, int C, bool VEC, int N>
 cudaError_t
 launch_fixed (const Geo & g, cudaStream_t stream)
 {
-  /* Narrow outputs (e.g. 3 columns) still fill warps: take more rows per block. */
-  int bx = 32;
-  while (bx > 1 && bx / 2 >= g.dw)
-    bx /= 2;
-  dim3 block (bx, 256 / bx);
-  dim3 grid ((g.dw + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
-  if (grid.y > 65535)
+  dim3 block, grid;
+  if (!thread_grid (g.dw, g.dh, &block, &grid))
     return cudaErrorInvalidConfiguration;
   supersample_fixed_kernel<T, C, VEC, N> <<<grid, block, 0, stream>>> (g);
   return cudaGetLastError ();
@@ -618,13 +628,8 @@ cudaError_t
 launch_dyadic (const Geo & g, int Sx, int Kx, int Sy, int Ky, cudaStream_t stream)
 {
   constexpr int P = C == 1 ? 4 : 1;
-  const int cols = (g.dw + P - 1) / P;
-  int bx = 32;
-  while (bx > 1 && bx / 2 >= cols)
-    bx /= 2;
-  dim3 block (bx, 256 / bx);
-  dim3 grid ((cols + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
-  if (grid.y > 65535)
+  dim3 block, grid;
+  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
     return cudaErrorInvalidConfiguration;
   supersample_dyadic_kernel<T, C, N, P> <<<grid, block, 0, stream>>> (g, Sx, Kx, Sy,
       Ky, ldexpf (1.0f, -(Kx + Ky)));
@@ -636,13 +641,8 @@ cudaError_t
 launch_dyadic_vec_n (const Geo & g, int Sy, int Ky, cudaStream_t stream)
 {
   constexpr int P = 4 << K;
-  const int cols = (g.dw + P - 1) / P;
-  int bx = 32;
-  while (bx > 1 && bx / 2 >= cols)
-    bx /= 2;
-  dim3 block (bx, 256 / bx);
-  dim3 grid ((cols + block.x - 1) / block.x, (g.dh + block.y - 1) / block.y);
-  if (grid.y > 65535)
+  dim3 block, grid;
+  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
     return cudaErrorInvalidConfiguration;
   supersample_dyadic_vec_kernel<T, S, K, N> <<<grid, block, 0, stream>>> (g, Sy, Ky,
       ldexpf (1.0f, -(K + Ky)));
