@@ -1,10 +1,12 @@
 /* cudasupersample: the same cases as cpusupersample (output identical to the
  * reference), plus CUDA-memory caps, a context shared with nvcodec's
- * cudaupload/cudadownload, and a clean failure without a device.
+ * cudaupload/cudadownload, out of GPU memory on a caps change, and a clean
+ * failure without a device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudasupersample"
 #include "supersample-checks.h"
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>       /* CuMemAlloc, through GStreamer's loader */
 
 GST_START_TEST (test_no_device_fails_cleanly)
 {
@@ -103,6 +105,70 @@ GST_START_TEST (test_cuda_memory_shared_context)
 }
 GST_END_TEST;
 
+/* Out of GPU memory on a caps change mid-stream (a resolution switch): the
+ * element must post a clear RESOURCE error and refuse the caps, not crash;
+ * once memory is back it must work again. Device memory is filled from a
+ * context of our own (memory is per device, so the element's context sees it). */
+GST_START_TEST (test_oom_on_caps_change)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=32,height=24");
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (64 * 48 * 4));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  fail_unless (gst_cuda_context_push (ctx));
+  GPtrArray *hog = g_ptr_array_new ();
+  for (gsize chunk = (gsize) 1 << 30; chunk >= ((gsize) 1 << 20); chunk >>= 2) {
+    CUdeviceptr d;
+    while (CuMemAlloc (&d, chunk) == CUDA_SUCCESS)
+      g_ptr_array_add (hog, (gpointer) (guintptr) d);
+  }
+  gst_cuda_context_pop (NULL);
+  g_print ("holding %u device blocks\n", hog->len);
+
+  /* 7680x4320 RGBA in, 3840x2160 out: ~170 MB of staging that cannot fit */
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=3840,height=2160");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=7680,height=4320,framerate=30/1");
+  GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (7680 * 4320 * 4));
+  fail_unless (r != GST_FLOW_OK, "a frame went through with no GPU memory left");
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT),
+      "%s", err->message);
+  fail_unless (strstr (err->message, "Out of GPU memory") != NULL, "%s", err->message);
+  g_print ("error: %s\n", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  fail_unless (gst_cuda_context_push (ctx));
+  for (guint i = 0; i < hog->len; i++)
+    CuMemFree ((CUdeviceptr) (guintptr) g_ptr_array_index (hog, i));
+  gst_cuda_context_pop (NULL);
+  g_ptr_array_unref (hog);
+  gst_object_unref (ctx);
+
+  /* memory back: the same caps now work */
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=7680,height=4320,framerate=30/1");
+  out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (7680 * 4320 * 4));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -113,6 +179,7 @@ main (int argc, char **argv)
   if (gpu) {
     add_common_cases (tc);
     tcase_add_test (tc, test_cuda_memory_shared_context);
+    tcase_add_test (tc, test_oom_on_caps_change);
   } else {
     tcase_add_test (tc, test_no_device_fails_cleanly);
   }
