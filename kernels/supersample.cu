@@ -405,6 +405,76 @@ copy_window (const Geo & g, int bx0, int by0, int bx1, int by1, uint8_t * tile,
   return w;
 }
 
+/* Four-channel 8-bit pixels (RGBA, BGRx, ...) at ratios 2, 3, 4 and 1.5
+ * across: the same grouping as the one-channel path with a pixel per 32-bit
+ * word, read and written as 16-byte vectors (rows on 16-byte boundaries),
+ * so each thread keeps four times the bytes in flight. */
+template <int S, int K, int N>
+__global__ void __launch_bounds__ (256)
+supersample_dyadic_rgba_kernel (Geo g, int Sy, int Ky, float unit)
+{
+  constexpr int P = 4 << K, GW = 4 * S;
+  const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
+  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx0 >= g.dw || dy >= g.dh)
+    return;
+  if (dx0 + P > g.dw) {         /* ragged right edge */
+    for (int k = 0; dx0 + k < g.dw; k++)
+      dyadic_px<uint8_t, 4, N> (g, dx0 + k, dy, S, K, Sy, Ky, unit);
+    return;
+  }
+  int wy[N];
+  const int y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
+  const size_t xoff = (size_t) (dx0 >> K) * S * 4;
+  uint32_t px[N][GW];
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    const uint4 *row = (const uint4 *) (g.src + (size_t) (y0 + i) * g.sstride + xoff);
+#pragma unroll
+    for (int q = 0; q < S; q++) {
+      const uint4 v = wy[i] ? __ldg (row + q) : make_uint4 (0, 0, 0, 0);
+      px[i][4 * q] = v.x;
+      px[i][4 * q + 1] = v.y;
+      px[i][4 * q + 2] = v.z;
+      px[i][4 * q + 3] = v.w;
+    }
+  }
+  uint32_t res[P];
+#pragma unroll
+  for (int k = 0; k < P; k++) {
+    int isum[4] = { 0, 0, 0, 0 };
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      int rs[4] = { 0, 0, 0, 0 };
+#pragma unroll
+      for (int j = 0; j < GW; j++) {
+        constexpr int one = 1 << K;
+        const int lo = k * S, hi = lo + S;
+        const int o = min (hi, (j + 1) * one) - max (lo, j * one);
+        if (o > 0) {
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            rs[c] += o * (int) ((px[i][j] >> (8 * c)) & 0xffu);
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        isum[c] += rs[c] * wy[i];
+    }
+    uint32_t w = 0;
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const float acc = __fmul_rn (u2f ((unsigned) isum[c]), unit);   /* exact */
+      w |= ci_ss_round (acc, g.inv, g.maxval) << (8 * c);
+    }
+    res[k] = w;
+  }
+  uint4 *out = (uint4 *) (g.dst + (size_t) dy * g.dstride + (size_t) dx0 * 4);
+#pragma unroll
+  for (int k = 0; k < P / 4; k++)
+    out[k] = make_uint4 (res[4 * k], res[4 * k + 1], res[4 * k + 2], res[4 * k + 3]);
+}
+
 /* Small footprints: the block first copies its whole input window into shared
  * memory with W-byte coalesced loads (each input byte read once), then each
  * thread runs the fixed-slot chain out of shared memory. */
@@ -724,6 +794,47 @@ launch_dyadic_vec (const Geo & g, int Sx, int Kx, int Sy, int Ky, int n,
   }
 }
 
+template <int S, int K, int N>
+cudaError_t
+launch_dyadic_rgba_n (const Geo & g, int Sy, int Ky, cudaStream_t stream)
+{
+  constexpr int P = 4 << K;
+  dim3 block, grid;
+  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
+    return cudaErrorInvalidConfiguration;
+  supersample_dyadic_rgba_kernel<S, K, N> <<<grid, block, 0, stream>>> (g, Sy, Ky,
+      ldexpf (1.0f, -(K + Ky)));
+  return cudaGetLastError ();
+}
+
+template <int S, int K>
+cudaError_t
+launch_dyadic_rgba_sk (const Geo & g, int Sy, int Ky, int n, cudaStream_t stream)
+{
+  if (n <= 2)
+    return launch_dyadic_rgba_n<S, K, 2> (g, Sy, Ky, stream);
+  if (n <= 3)
+    return launch_dyadic_rgba_n<S, K, 3> (g, Sy, Ky, stream);
+  return launch_dyadic_rgba_n<S, K, 4> (g, Sy, Ky, stream);
+}
+
+/* The 16-byte four-channel path, for 8-bit pixels at 2, 3, 4 and 1.5 across
+ * when rows start on 16-byte boundaries. */
+bool
+launch_dyadic_rgba (const Geo & g, int Sx, int Kx, int Sy, int Ky, int n,
+    cudaStream_t stream, cudaError_t * err)
+{
+  if ((uintptr_t) g.src % 16 || g.sstride % 16 || (uintptr_t) g.dst % 16 || g.dstride % 16)
+    return false;
+  switch (Kx * 16 + Sx) {
+    case 0 * 16 + 2: *err = launch_dyadic_rgba_sk<2, 0> (g, Sy, Ky, n, stream); return true;
+    case 0 * 16 + 3: *err = launch_dyadic_rgba_sk<3, 0> (g, Sy, Ky, n, stream); return true;
+    case 0 * 16 + 4: *err = launch_dyadic_rgba_sk<4, 0> (g, Sy, Ky, n, stream); return true;
+    case 1 * 16 + 3: *err = launch_dyadic_rgba_sk<3, 1> (g, Sy, Ky, n, stream); return true;
+    default: return false;
+  }
+}
+
 /* s = S / 2^K exactly, K <= 8? */
 bool
 dyadic (float s, int *S, int *K)
@@ -814,6 +925,10 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
     if constexpr (C == 1) {
       cudaError_t err;
       if (launch_dyadic_vec<T> (g, Sx, Kx, Sy, Ky, n, stream, &err))
+        return err;
+    } else if constexpr (C == 4 && sizeof (T) == 1 && VEC) {
+      cudaError_t err;
+      if (launch_dyadic_rgba (g, Sx, Kx, Sy, Ky, n, stream, &err))
         return err;
     }
     if (n <= 2)

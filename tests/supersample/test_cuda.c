@@ -246,6 +246,26 @@ main (int argc, char **argv)
           sw, sh, dw, dh, bps, shift, bad, tot);
     }
   }
+  /* The 16-byte four-channel path (8-bit, 2, 3, 4 and 1.5 across, rows on
+   * 16-byte boundaries); ragged right edges included. */
+  static const int rnum[] = { 2, 3, 4, 3 }, rden[] = { 1, 1, 1, 2 };
+  for (int k = 0; k < (few ? 24 : 160); k++) {
+    int r = k % 4, ry = (k / 4) % 8;
+    int dw = 1 + ci_rand_next (&st) % 150, dh = 1 + ci_rand_next (&st) % 50;
+    if (k % 3 == 0)
+      dw = (dw + 7) & ~7;       /* no ragged edge */
+    int sw = dw * rnum[r] / rden[r], sh = dh * num[ry] / den[ry];
+    if (sw * rden[r] != dw * rnum[r] || sh * den[ry] != dh * num[ry])
+      continue;
+    int spad = (16 - (sw * 4) % 16) % 16 + 16 * (k % 2), dpad = (16 - (dw * 4) % 16) % 16;
+    long tot, bad = compare (sw, sh, dw, dh, 4, 1, 0, spad, dpad, k & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda dyadic-rgba %dx%d->%dx%d: %ld/%ld differ\n", sw, sh, dw, dh,
+          bad, tot);
+    }
+  }
   /* Large footprints: the shared-memory window kernel, and the warp kernel
    * where one output's window exceeds shared memory. */
   static const int big[][4] = {
