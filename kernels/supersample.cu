@@ -263,9 +263,40 @@ supersample_dyadic_kernel (Geo g, int Sx, int Kx, int Sy, int Ky, float unit)
       dyadic_px<T, C, N> (g, dx0 + k, dy, Sx, Kx, Sy, Ky, unit);
 }
 
-/* One-channel planes at common dyadic ratios (s = S / 2^K): a thread takes
- * P = 4 << K adjacent outputs, whose inputs are exactly 4*S samples starting
- * on a 4-byte boundary. It reads them as whole 32-bit words (a few loads in
+/* Word-wide dyadic paths: a thread takes P = 4 << K adjacent outputs, whose
+ * inputs are exactly 4*S pixels from a word boundary. Finds the thread's
+ * group and its row slots; false when there is nothing left to do (past
+ * the frame, or a ragged right edge finished one output at a time). */
+template <typename T, int C, int S, int K, int N>
+__device__ __forceinline__ bool
+dyadic_group (const Geo & g, int Sy, int Ky, float unit, int &dx0, int &dy,
+    int (&wy)[N], int &y0)
+{
+  constexpr int P = 4 << K;
+  dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
+  dy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (dx0 >= g.dw || dy >= g.dh)
+    return false;
+  if (dx0 + P > g.dw) {
+    for (int k = 0; dx0 + k < g.dw; k++)
+      dyadic_px<T, C, N> (g, dx0 + k, dy, S, K, Sy, Ky, unit);
+    return false;
+  }
+  y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
+  return true;
+}
+
+/* Overlap of pixel j of a group with output k's footprint, in 2^-K units
+ * (a compile-time constant once the loops are unrolled). */
+template <int S, int K>
+__device__ __forceinline__ int
+group_overlap (int k, int j)
+{
+  return min (k * S + S, (j + 1) << K) - max (k * S, j << K);
+}
+
+/* One-channel planes at common dyadic ratios (s = S / 2^K), grouped as
+ * dyadic_group says. A thread reads its inputs as whole 32-bit words (a few loads in
  * place of one per sample and slot) and the horizontal weights are compile-time
  * constants. Same integer sums as dyadic_px, so the same results. */
 template <typename T, int S, int K, int N>
@@ -274,18 +305,10 @@ supersample_dyadic_vec_kernel (Geo g, int Sy, int Ky, float unit)
 {
   constexpr int P = 4 << K, GW = 4 * S, NW = GW * (int) sizeof (T) / 4;
   constexpr int PER = 4 / (int) sizeof (T), BITS = 8 * (int) sizeof (T);
-  const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (dx0 >= g.dw || dy >= g.dh)
+  int dx0, dy, wy[N], y0;
+  if (!dyadic_group<T, 1, S, K, N> (g, Sy, Ky, unit, dx0, dy, wy, y0))
     return;
-  if (dx0 + P > g.dw) {         /* ragged right edge */
-    for (int k = 0; dx0 + k < g.dw; k++)
-      dyadic_px<T, 1, N> (g, dx0 + k, dy, S, K, Sy, Ky, unit);
-    return;
-  }
   const int sh = sizeof (T) == 1 ? 0 : g.shift;
-  int wy[N];
-  const int y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
   const size_t xoff = (size_t) (dx0 >> K) * S * sizeof (T);
   uint32_t wd[N][NW];
 #pragma unroll
@@ -306,10 +329,7 @@ supersample_dyadic_vec_kernel (Geo g, int Sy, int Ky, float unit)
       int rs = 0;
 #pragma unroll
       for (int j = 0; j < GW; j++) {
-        /* overlap of pixel j with output k's footprint, in units of 2^-K */
-        constexpr int one = 1 << K;
-        const int lo = k * S, hi = lo + S;
-        const int o = min (hi, (j + 1) * one) - max (lo, j * one);
+        const int o = group_overlap<S, K> (k, j);
         if (o > 0) {
           const int v = (int) ((wd[i][j / PER] >> (BITS * (j % PER)))
               & ((1u << BITS) - 1u)) >> sh;
@@ -414,17 +434,9 @@ __global__ void __launch_bounds__ (256)
 supersample_dyadic_rgba_kernel (Geo g, int Sy, int Ky, float unit)
 {
   constexpr int P = 4 << K, GW = 4 * S;
-  const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (dx0 >= g.dw || dy >= g.dh)
+  int dx0, dy, wy[N], y0;
+  if (!dyadic_group<uint8_t, 4, S, K, N> (g, Sy, Ky, unit, dx0, dy, wy, y0))
     return;
-  if (dx0 + P > g.dw) {         /* ragged right edge */
-    for (int k = 0; dx0 + k < g.dw; k++)
-      dyadic_px<uint8_t, 4, N> (g, dx0 + k, dy, S, K, Sy, Ky, unit);
-    return;
-  }
-  int wy[N];
-  const int y0 = int_slots<N> (dy, Sy, Ky, g.sh, wy);
   const size_t xoff = (size_t) (dx0 >> K) * S * 4;
   uint32_t px[N][GW];
 #pragma unroll
@@ -448,9 +460,7 @@ supersample_dyadic_rgba_kernel (Geo g, int Sy, int Ky, float unit)
       int rs[4] = { 0, 0, 0, 0 };
 #pragma unroll
       for (int j = 0; j < GW; j++) {
-        constexpr int one = 1 << K;
-        const int lo = k * S, hi = lo + S;
-        const int o = min (hi, (j + 1) * one) - max (lo, j * one);
+        const int o = group_overlap<S, K> (k, j);
         if (o > 0) {
 #pragma unroll
           for (int c = 0; c < 4; c++)
