@@ -193,6 +193,24 @@ parent_for (GstBaseTransform * trans, gsize offset, gconstpointer fn)
 #define PARENT(trans, vfunc, self) \
   parent_for (trans, G_STRUCT_OFFSET (GstBaseTransformClass, vfunc), (gconstpointer) self)
 
+/* Smallest (or largest) width and height any structure of @caps allows;
+ * an absent field allows anything. */
+static void
+caps_size_extreme (GstCaps * caps, gboolean want_max, gint * w, gint * h)
+{
+  *w = want_max ? 0 : G_MAXINT;
+  *h = want_max ? 0 : G_MAXINT;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    const GValue *wv = gst_structure_get_value (s, "width");
+    const GValue *hv = gst_structure_get_value (s, "height");
+    gint ew = wv ? value_extreme (wv, want_max) : (want_max ? G_MAXINT : 1);
+    gint eh = hv ? value_extreme (hv, want_max) : (want_max ? G_MAXINT : 1);
+    *w = want_max ? MAX (*w, ew) : MIN (*w, ew);
+    *h = want_max ? MAX (*h, eh) : MIN (*h, eh);
+  }
+}
+
 static gboolean
 supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -212,13 +230,8 @@ supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
     GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
         NULL);
     gint min_w = G_MAXINT, min_h = G_MAXINT;
-    for (guint i = 0; peer && i < gst_caps_get_size (peer); i++) {
-      GstStructure *ps = gst_caps_get_structure (peer, i);
-      const GValue *w = gst_structure_get_value (ps, "width");
-      const GValue *h = gst_structure_get_value (ps, "height");
-      min_w = MIN (min_w, w ? value_extreme (w, FALSE) : 1);
-      min_h = MIN (min_h, h ? value_extreme (h, FALSE) : 1);
-    }
+    if (peer)
+      caps_size_extreme (peer, FALSE, &min_w, &min_h);
     if (peer && !gst_caps_is_empty (peer) && (min_w > in_w || min_h > in_h)) {
       GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
           ("%s only downscales: the input is %dx%d but downstream needs at "
@@ -257,21 +270,6 @@ take_upscale_warning (GstBaseTransform * trans)
   return armed;
 }
 
-static void
-caps_size_extreme (GstCaps * caps, gboolean want_max, gint * w, gint * h)
-{
-  *w = want_max ? 0 : G_MAXINT;
-  *h = want_max ? 0 : G_MAXINT;
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_caps_get_structure (caps, i);
-    const GValue *wv = gst_structure_get_value (s, "width");
-    const GValue *hv = gst_structure_get_value (s, "height");
-    gint ew = wv ? value_extreme (wv, want_max) : (want_max ? G_MAXINT : 1);
-    gint eh = hv ? value_extreme (hv, want_max) : (want_max ? G_MAXINT : 1);
-    *w = want_max ? MAX (*w, ew) : MIN (*w, ew);
-    *h = want_max ? MAX (*h, eh) : MIN (*h, eh);
-  }
-}
 
 static gboolean
 supersample_query (GstBaseTransform * trans, GstPadDirection direction,
