@@ -137,12 +137,26 @@ GST_START_TEST (test_upscale_refused)
 {
   /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
   GstHarness *h = gst_harness_new (FACTORY);
-  gst_harness_set_src_caps_str (h,
-      "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
   gst_harness_set_sink_caps_str (h,
       "video/x-raw,format=GRAY8,width=128,height=96,framerate=30/1");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+  /* the refused CAPS event is explained */
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "only downscales") != NULL
+      && strstr (err->message, "64x48") && strstr (err->message, "128x96"),
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 }
 GST_END_TEST;
