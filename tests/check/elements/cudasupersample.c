@@ -17,14 +17,9 @@ GST_START_TEST (test_no_device_fails_cleanly)
   gst_element_set_bus (e, bus);
   fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
       GST_STATE_CHANGE_FAILURE);
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  GError *err = NULL;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND));
-  fail_unless (strstr (err->message, "no CUDA device") != NULL, "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
+  gchar *text = pop_error_text (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
+  fail_unless (strstr (text, "no CUDA device") != NULL, "%s", text);
+  g_free (text);
   gst_element_set_state (e, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (e);
@@ -111,9 +106,8 @@ GST_END_TEST;
  * context of our own (memory is per device, so the element's context sees it). */
 GST_START_TEST (test_oom_on_caps_change)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&bus);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=32,height=24");
@@ -139,16 +133,10 @@ GST_START_TEST (test_oom_on_caps_change)
       "video/x-raw,format=RGBA,width=7680,height=4320,framerate=30/1");
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (7680 * 4320 * 4));
   fail_unless (r != GST_FLOW_OK, "a frame went through with no GPU memory left");
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error message");
-  GError *err = NULL;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT),
-      "%s", err->message);
-  fail_unless (strstr (err->message, "Out of GPU memory") != NULL, "%s", err->message);
-  g_print ("error: %s\n", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
+  gchar *text = pop_error_text (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT);
+  fail_unless (strstr (text, "Out of GPU memory") != NULL, "%s", text);
+  g_print ("error: %s\n", text);
+  g_free (text);
 
   fail_unless (gst_cuda_context_push (ctx));
   for (guint i = 0; i < hog->len; i++)

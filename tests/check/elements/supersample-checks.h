@@ -133,12 +133,38 @@ GST_START_TEST (test_passthrough_on_equal_caps)
 }
 GST_END_TEST;
 
+/* A harness around FACTORY whose element posts to a bus of its own. */
+static GstHarness *
+harness_with_bus (GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  return h;
+}
+
+/* The text of the first ERROR on @bus, which must be @domain/@code (any code
+ * if @code < 0); g_free it. */
+static gchar *
+pop_error_text (GstBus * bus, GQuark domain, gint code)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (err->domain == domain && (code < 0 || err->code == code),
+      "unexpected error: %s", err->message);
+  gchar *text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
 GST_START_TEST (test_upscale_refused)
 {
   /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
-  GstHarness *h = gst_harness_new (FACTORY);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&bus);
   gst_harness_set_sink_caps_str (h,
       "video/x-raw,format=GRAY8,width=128,height=96,framerate=30/1");
   gst_harness_set_src_caps_str (h,
@@ -146,15 +172,10 @@ GST_START_TEST (test_upscale_refused)
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
   /* the refused CAPS event is explained */
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error message");
-  GError *err = NULL;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "only downscales") != NULL
-      && strstr (err->message, "64x48") && strstr (err->message, "128x96"),
-      "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
+  gchar *text = pop_error_text (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION);
+  fail_unless (strstr (text, "only downscales") && strstr (text, "64x48")
+      && strstr (text, "128x96"), "%s", text);
+  g_free (text);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
