@@ -517,8 +517,10 @@ grid1 (size_t n, unsigned b)
 
 }                               /* namespace */
 
+enum { CB_LOAD = 1, CB_MUL = 2, CB_POST = 4 };
+
 static void
-free_buffers (CiFbCuda * c)
+destroy_plans (CiFbCuda * c)
 {
   if (c->have_fwd)
     cufftDestroy (c->fwd);
@@ -528,6 +530,12 @@ free_buffers (CiFbCuda * c)
     cufftDestroy (c->kfwd);
   c->have_fwd = c->have_inv = c->have_kfwd = 0;
   c->cb = 0;
+}
+
+static void
+free_buffers (CiFbCuda * c)
+{
+  destroy_plans (c);
   c->last_valid = 0;
   cudaFree (c->dinfo);
   c->dinfo = NULL;
@@ -580,21 +588,6 @@ ci_fb_cuda_force_grid (CiFbCuda * c, int nx, int ny)
 {
   c->force_nx = nx;
   c->force_ny = ny;
-}
-
-enum { CB_LOAD = 1, CB_MUL = 2, CB_POST = 4 };
-
-static void
-destroy_plans (CiFbCuda * c)
-{
-  if (c->have_fwd)
-    cufftDestroy (c->fwd);
-  if (c->have_inv)
-    cufftDestroy (c->inv);
-  if (c->have_kfwd)
-    cufftDestroy (c->kfwd);
-  c->have_fwd = c->have_inv = c->have_kfwd = 0;
-  c->cb = 0;
 }
 
 /* R2C + C2R batch-3 plans carrying the callbacks in `mask` (CB_*), plus a

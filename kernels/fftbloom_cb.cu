@@ -21,6 +21,29 @@
 #error "build with -DCI_FB_CB=1 (load), 2 (multiply) or 3 (post)"
 #endif
 
+#if CI_FB_CB != 2
+/* Offset of a real element (c*np + y*nx + x) as channel, x, y. */
+static __device__ __forceinline__ int
+cb_real_index (const CiFbCbInfo * I, unsigned long long offset, unsigned &x,
+    unsigned &y)
+{
+  unsigned o = (unsigned) offset, np = I->np;
+  int ch = 0;
+  if (o >= np) {
+    o -= np;
+    ch = 1;
+    if (o >= np) {
+      o -= np;
+      ch = 2;
+    }
+  }
+  const unsigned nx = (unsigned) I->nx;
+  y = o / nx;
+  x = o - y * nx;
+  return ch;
+}
+#endif
+
 #if CI_FB_CB == 1
 static __device__ __forceinline__ float
 cb_dec (const CiFbCbInfo * I, unsigned code)
@@ -66,18 +89,8 @@ __device__ cufftReal
 ci_fb_cb_load (void *dataIn, unsigned long long offset, void *info, void *smem)
 {
   const CiFbCbInfo *I = (const CiFbCbInfo *) info;
-  unsigned o = (unsigned) offset, np = I->np;
-  int ch = 0;
-  if (o >= np) {
-    o -= np;
-    ch = 1;
-    if (o >= np) {
-      o -= np;
-      ch = 2;
-    }
-  }
-  unsigned nx = (unsigned) I->nx;
-  unsigned j = o / nx, i = o - j * nx;
+  unsigned i, j;
+  const int ch = cb_real_index (I, offset, i, j);
   if (i >= (unsigned) I->w || j >= (unsigned) I->h)
     return 0.0f;
   const CiFbCbFrame & F = I->fr;
@@ -138,18 +151,8 @@ ci_fb_cb_post (void *dataOut, unsigned long long offset, cufftReal v,
     void *info, void *smem)
 {
   const CiFbCbInfo *I = (const CiFbCbInfo *) info;
-  unsigned o = (unsigned) offset, np = I->np;
-  int ch = 0;
-  if (o >= np) {
-    o -= np;
-    ch = 1;
-    if (o >= np) {
-      o -= np;
-      ch = 2;
-    }
-  }
-  unsigned nx = (unsigned) I->nx;
-  unsigned y = o / nx, x = o - y * nx;
+  unsigned x, y;
+  const int ch = cb_real_index (I, offset, x, y);
   if (x >= (unsigned) I->width || y >= (unsigned) I->height)
     return;
   const CiFbCbFrame & F = I->fr;

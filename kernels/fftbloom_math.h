@@ -104,48 +104,30 @@ ci_fb_bright_factor (float r, float g, float b, float threshold, float knee)
 
 /* ---- FFT sizes ---- */
 
-/* Smallest even n >= want whose only prime factors are 2, 3, 5, 7: sizes both
- * cuFFT and FFTW handle with their fast radices. Even, so the R2C half
- * spectrum and the packed pair split stay simple. */
+/* Smallest even n >= want with no prime factor above maxp (5 or 7); even,
+ * so the R2C half spectrum and the packed pair split stay simple. */
 CI_HD int
-ci_fb_good_size (int want)
+ci_fb_smooth_size (int want, int maxp)
 {
   int n = want < 2 ? 2 : want;
   for (;; n++) {
     if (n & 1)
       continue;
     int m = n;
-    while (m % 2 == 0)
-      m /= 2;
-    while (m % 3 == 0)
-      m /= 3;
-    while (m % 5 == 0)
-      m /= 5;
-    while (m % 7 == 0)
-      m /= 7;
+    /* a composite f divides nothing once its primes are out */
+    for (int f = 2; f <= maxp; f++)
+      while (m % f == 0)
+        m /= f;
     if (m == 1)
       return n;
   }
 }
 
-/* Smallest even n >= want that is 5-smooth (2, 3, 5 only). */
+/* 7-smooth: sizes both cuFFT and FFTW handle with their fast radices. */
 CI_HD int
-ci_fb_smooth5_size (int want)
+ci_fb_good_size (int want)
 {
-  int n = want < 2 ? 2 : want;
-  for (;; n++) {
-    if (n & 1)
-      continue;
-    int m = n;
-    while (m % 2 == 0)
-      m /= 2;
-    while (m % 3 == 0)
-      m /= 3;
-    while (m % 5 == 0)
-      m /= 5;
-    if (m == 1)
-      return n;
-  }
+  return ci_fb_smooth_size (want, 7);
 }
 
 /* The FFT length used for `want` samples. Measured on an H200 (cuFFT 2D
@@ -162,7 +144,7 @@ ci_fb_fast_size (int want)
     p *= 2;
   if ((long long) p * 4 <= (long long) want * 5)
     return p;
-  int s5 = ci_fb_smooth5_size (want);
+  int s5 = ci_fb_smooth_size (want, 5);
   if ((long long) s5 * 10 <= (long long) want * 11)
     return s5;
   return ci_fb_good_size (want);

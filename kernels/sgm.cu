@@ -384,6 +384,33 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
 
 #define BIG2 0x7fff7fffu
 
+/* One step of a path on a lane's K = 2 * KP disparities, held as 16-bit
+ * pairs: L(d) = C(d) + min (P(d), P(d-1) + p1, P(d+1) + p1, pmin + p2) - pmin.
+ * up and dn are P(d0 - 1) and P(d0 + K) from the neighbouring lanes (BIG2
+ * past the ends); disparities outside the range (vm clear) stay BIG2. */
+template < int KP >
+__device__ __forceinline__ void
+path_step (uint32_t (&P)[KP], uint32_t up, uint32_t dn, uint32_t pmin,
+    uint32_t p1x2, uint32_t p2x2, const uint32_t (&C2)[KP],
+    const uint32_t (&vm)[KP])
+{
+  const uint32_t pm2 = pmin * 0x10001u;
+  const uint32_t lim = __vadd2 (pm2, p2x2);
+  uint32_t NP[KP];
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
+    const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn, 0x5432);
+    uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
+    m = __vminu2 (__vminu2 (m, P[j]), lim);
+    m = __vadd2 (__vsub2 (m, pm2), C2[j]);
+    NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < KP; j++)
+    P[j] = NP[j];
+}
+
 __device__ __forceinline__ void
 cp_async8 (void *smem, const void *gmem)
 {
@@ -481,22 +508,7 @@ agg2_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ acc,
         up = BIG2;
       if (lane == 31)
         dn = BIG2;
-      const uint32_t pm2 = pmin * 0x10001u;
-      const uint32_t lim = __vadd2 (pm2, p2x2);
-      uint32_t NP[KP];
-#pragma unroll
-      for (int j = 0; j < KP; j++) {
-        const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
-        const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn,
-            0x5432);
-        uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
-        m = __vminu2 (__vminu2 (m, P[j]), lim);
-        m = __vadd2 (__vsub2 (m, pm2), C2[j]);
-        NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
-      }
-#pragma unroll
-      for (int j = 0; j < KP; j++)
-        P[j] = NP[j];
+      path_step<KP> (P, up, dn, pmin, p1x2, p2x2, C2, vm);
     }
     uint32_t mm = P[0];
 #pragma unroll
@@ -890,22 +902,7 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
         up = BIG2;
       if (glane == G - 1)
         dn = BIG2;
-      const uint32_t pm2 = pmin * 0x10001u;
-      const uint32_t lim = __vadd2 (pm2, p2x2);
-      uint32_t NP[KP];
-#pragma unroll
-      for (int j = 0; j < KP; j++) {
-        const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
-        const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn,
-            0x5432);
-        uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
-        m = __vminu2 (__vminu2 (m, P[j]), lim);
-        m = __vadd2 (__vsub2 (m, pm2), C2[j]);
-        NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
-      }
-#pragma unroll
-      for (int j = 0; j < KP; j++)
-        P[j] = NP[j];
+      path_step<KP> (P, up, dn, pmin, p1x2, p2x2, C2, vm);
       /* the previous pixel's WTA here, off the recurrence's chain */
       if (FINAL)
         wta (Tp, x_of (sx, t - 1, a.dx), pix - pixstep);

@@ -472,27 +472,8 @@ static __device__ __forceinline__ float
 tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
     float b, float *rgb)
 {
-  float lr = tm_lut2 (eotf2, r);
-  float lg = tm_lut2 (eotf2, g);
-  float lb = tm_lut2 (eotf2, b);
-  float y = fmaf (p.lum[2], lb, fmaf (p.lum[1], lg, p.lum[0] * lr));
-  if (p.transfer == CI_TM_TRC_HLG) {
-    float f = y > 0.0f ? p.hlg_peak * ci_tm_powf (y, p.hlg_gamma_m1) : 0.0f;
-    lr *= f;
-    lg *= f;
-    lb *= f;
-    y *= f;
-  }
-  if (p.convert_primaries) {
-    rgb[0] = fmaf (-0.072850f, lb, fmaf (-0.587641f, lg, 1.660491f * lr));
-    rgb[1] = fmaf (-0.008349f, lb, fmaf (1.132900f, lg, -0.124550f * lr));
-    rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
-  } else {
-    rgb[0] = lr;
-    rgb[1] = lg;
-    rgb[2] = lb;
-  }
-  return y;
+  return ci_tm_light (&p, tm_lut2 (eotf2, r), tm_lut2 (eotf2, g),
+      tm_lut2 (eotf2, b), rgb);
 }
 
 /* Raw input of one full quad: IC 0 = P010/P016 (x: luma row 0, y: luma

@@ -562,15 +562,11 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
   *a = 1.0f;
 }
 
-/* Non-linear R'G'B' -> linear light in nits, BT.709 primaries in rgb[],
+/* Linear (EOTF'd) source rgb -> light in nits, BT.709 primaries in rgb[],
  * luminance (source primaries, never negative) returned. */
 CI_HD float
-ci_tm_linearize (const CiTmParams * p, const float *eotf_lut, float r, float g,
-    float b, float *rgb)
+ci_tm_light (const CiTmParams * p, float lr, float lg, float lb, float *rgb)
 {
-  float lr = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, r);
-  float lg = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, g);
-  float lb = ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, b);
   float y = fmaf (p->lum[2], lb, fmaf (p->lum[1], lg, p->lum[0] * lr));
   if (p->transfer == CI_TM_TRC_HLG) {
     /* BT.2100 HLG OOTF: F_D = Lw Ys^(gamma-1) E */
@@ -591,6 +587,16 @@ ci_tm_linearize (const CiTmParams * p, const float *eotf_lut, float r, float g,
     rgb[2] = lb;
   }
   return y;
+}
+
+/* Non-linear R'G'B' -> ci_tm_light. */
+CI_HD float
+ci_tm_linearize (const CiTmParams * p, const float *eotf_lut, float r, float g,
+    float b, float *rgb)
+{
+  return ci_tm_light (p, ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, r),
+      ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, g),
+      ci_tm_lut (eotf_lut, CI_TM_TRC_LUT, b), rgb);
 }
 
 /* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
