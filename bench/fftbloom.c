@@ -106,6 +106,8 @@ bench_mode (const char *what, CiFbMode mode, const CiFbKernel * k, int w,
   CK (ci_fb_cuda_set_kernel (ctx, k, w, h, scale, st));
   if (mode == CI_FB_MODE_R2C_CB)
     fprintf (stderr, "  (cuFFT callbacks: %d)\n", ci_fb_cuda_callbacks (ctx));
+  if (mode == CI_FB_MODE_FUSED && !ci_fb_cuda_fused (ctx))
+    fprintf (stderr, "  (fused: grid too large, R2C path)\n");
   CiFbFormat f = { 1, 0, 1, 2, 1 };
   CiFbParams p = { 0.8f, 0.6f, 0.5f };
   cudaEvent_t e0, e1;
@@ -361,6 +363,21 @@ rgb_kernel (int size)
   return k;
 }
 
+static void
+print_table (const struct cudaDeviceProp *prop)
+{
+  printf ("\nfftbloom on %s (%d SMs, L2 %d MB), RGBA 8-bit sRGB, median of %d "
+      "(p10..p90), inputs rotated over >160 MB\n", prop->name,
+      prop->multiProcessorCount, prop->l2CacheSize >> 20, RUNS);
+  printf ("| %-44s | frame     | FFT grid  | median ms | p10..p90 ms     |\n", "case");
+  printf ("|%.46s|-----------|-----------|-----------|-----------------|\n",
+      "----------------------------------------------------");
+  for (int i = 0; i < nrows; i++)
+    printf ("| %-44s | %4dx%-4d | %4dx%-4d | %9.4f | %6.4f..%-7.4f |\n",
+        rows[i].what, rows[i].w, rows[i].h, rows[i].nx, rows[i].ny,
+        rows[i].med, rows[i].p10, rows[i].p90);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -374,6 +391,43 @@ main (int argc, char **argv)
   CK (cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking));
   CiFbGlare g;
   ci_fb_glare_defaults (&g);
+  if (argc > 1 && !strcmp (argv[1], "--fused")) {
+    /* the fused path's block shapes against the cuFFT path */
+    static const char *cfg[][3] = { {"", "", "4"}, {"", "", "2"},
+    {"", "", "1"}, {"", "", "8"}, {"768", "768", "4"}, {"256", "256", "4"}
+    };
+    /* --fused 4k: only 3840x2160 (for profiling) */
+    int only4k = argc > 2 && !strcmp (argv[2], "4k");
+    for (int si = only4k; si < 2; si++) {
+      int w = si ? 3840 : 1920, h = si ? 2160 : 1080;
+      Frames fr;
+      frames_new (&fr, w, h);
+      for (int ks = 0; ks < 2; ks++) {
+        CiFbKernel *k = ci_fb_kernel_for_frame (&g, NULL, ks ? 1.0f : 0.1f,
+            -1, -1, w, h, 1);
+        bench_mode (ks ? "frame-sized, r2c" : "default, r2c", CI_FB_MODE_R2C,
+            k, w, h, 1, &fr, st);
+        for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+          char what[96];
+          /* "" = the rule's choice */
+          setenv ("CI_FB_FUSED_T_ROWS", cfg[c][0], 1);
+          setenv ("CI_FB_FUSED_T_COLS", cfg[c][1], 1);
+          setenv ("CI_FB_FUSED_COLS", cfg[c][2], 1);
+          snprintf (what, sizeof what, "%s, fused T %s/%s C %s",
+              ks ? "frame-sized" : "default", *cfg[c][0] ? cfg[c][0] : "auto",
+              *cfg[c][1] ? cfg[c][1] : "auto", cfg[c][2]);
+          bench_mode (what, CI_FB_MODE_FUSED, k, w, h, 1, &fr, st);
+        }
+        unsetenv ("CI_FB_FUSED_T_ROWS");
+        unsetenv ("CI_FB_FUSED_T_COLS");
+        unsetenv ("CI_FB_FUSED_COLS");
+        ci_fb_kernel_free (k);
+      }
+      frames_free (&fr);
+    }
+    print_table (&prop);
+    return 0;
+  }
   if (argc > 1 && !strcmp (argv[1], "--sweep")) {
     sweep ("1080p default kernel", 2016, 1176, 1.3f, st);
     sweep ("4K default kernel", 4032, 2352, 1.25f, st);
@@ -448,16 +502,7 @@ main (int argc, char **argv)
     }
     frames_free (&fr);
   }
-  printf ("\nfftbloom on %s (%d SMs, L2 %d MB), RGBA 8-bit sRGB, median of %d "
-      "(p10..p90), inputs rotated over >160 MB\n", prop.name,
-      prop.multiProcessorCount, prop.l2CacheSize >> 20, RUNS);
-  printf ("| %-44s | frame     | FFT grid  | median ms | p10..p90 ms     |\n", "case");
-  printf ("|%.46s|-----------|-----------|-----------|-----------------|\n",
-      "----------------------------------------------------");
-  for (int i = 0; i < nrows; i++)
-    printf ("| %-44s | %4dx%-4d | %4dx%-4d | %9.4f | %6.4f..%-7.4f |\n",
-        rows[i].what, rows[i].w, rows[i].h, rows[i].nx, rows[i].ny,
-        rows[i].med, rows[i].p10, rows[i].p90);
+  print_table (&prop);
   printf ("\n4K whole pipeline from pinned system memory (upload + bloom + "
       "download, 2 streams): %.1f frames/s\n", fps4k);
   cudaStreamDestroy (st);

@@ -26,7 +26,12 @@ typedef enum
   /* R2C with the pre / multiply / post passes moved into cuFFT LTO
    * callbacks (falls back to CI_FB_MODE_R2C's kernels where cuFFT refuses
    * them). Correct but measured 2.6-2.8x slower on an H200, CUDA 13.0. */
-  CI_FB_MODE_R2C_CB = 4
+  CI_FB_MODE_R2C_CB = 4,
+  /* Our own mixed-radix FFTs in shared memory, three passes: rows forward
+   * (decode + bright-pass + FFT), columns (FFT, multiply, inverse FFT), rows
+   * inverse (+ add + encode). Grids too large for the device's shared
+   * memory run CI_FB_MODE_R2C instead (ci_fb_cuda_fused says which). */
+  CI_FB_MODE_FUSED = 5
 } CiFbMode;
 
 typedef struct CiFbCuda CiFbCuda;
@@ -45,6 +50,8 @@ void ci_fb_cuda_grid (const CiFbCuda * ctx, int *nx, int *ny);
  * 4 = C2R store (crop + add + encode; full resolution only); 0 = none, the
  * separate kernels run instead. */
 int ci_fb_cuda_callbacks (const CiFbCuda * ctx);
+/* 1 when CI_FB_MODE_FUSED's shared-memory path runs for the current grid. */
+int ci_fb_cuda_fused (const CiFbCuda * ctx);
 /* Benchmarks only: force the FFT grid (0, 0 = the rule's choice). Must be at
  * least the size the rule needs; applies at the next ci_fb_cuda_set_kernel. */
 void ci_fb_cuda_force_grid (CiFbCuda * ctx, int nx, int ny);

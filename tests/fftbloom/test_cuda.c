@@ -24,7 +24,7 @@ static int small_only = 0;
   __FILE__, __LINE__, #x, ci_cuda_error_string (e_)); exit (1); } } while (0)
 
 static const char *mode_names[] = { "r2c", "packed", "naive", "r2c-seq",
-  "r2c-cb"
+  "r2c-cb", "fused"
 };
 
 typedef struct
@@ -191,6 +191,33 @@ run_mode (int mode)
     frame (&g, "RGB kernel, scale 1/2", 45, 29, &fmts[2], &p, 320);
     ci_fb_kernel_free (k);
   }
+  if (mode == CI_FB_MODE_FUSED) {
+    EXPECT (ci_fb_cuda_fused (g.ctx), "fused: shared-memory path not taken");
+    /* a grid too large for the device's shared memory (a small device
+     * pretended): the R2C path runs */
+    g_setenv ("CI_FB_FUSED_SMEM_LIMIT", "4096", TRUE);
+    k = random_kernel (15, 9, 3, 4, 6, 26);
+    set_kernel (&g, k, 601, 23, 1);
+    EXPECT (!ci_fb_cuda_fused (g.ctx), "fused: fallback not taken");
+    frame (&g, "fused fallback to r2c, 601x23", 601, 23, &fmts[0], &p, 330);
+    ci_fb_kernel_free (k);
+    g_unsetenv ("CI_FB_FUSED_SMEM_LIMIT");
+  }
+  if (!small_only && mode == CI_FB_MODE_FUSED) {
+    /* the grids the speed goals are measured on: 2048x1200, mixed radices */
+    k = ci_fb_kernel_for_frame (&gl, NULL, 0.1f, -1, -1, 1920, 1080, 1);
+    set_kernel (&g, k, 1920, 1080, 1);
+    EXPECT (ci_fb_cuda_fused (g.ctx), "fused: 1080p not on the fused path");
+    frame (&g, "default glare 1080p", 1920, 1080, &fmts[0], &p, 410);
+    frame (&g, "default glare 1080p", 1920, 1080, &fmts[4], &p, 411);
+    ci_fb_kernel_free (k);
+    /* a 7 in both grid sizes, odd frame */
+    k = random_kernel (37, 31, 1, 30, 3, 27);
+    set_kernel (&g, k, 621, 299, 1);
+    frame (&g, "grey kernel 37x31, 621x299 (grid 672x336)", 621, 299,
+        &fmts[1], &p, 412);
+    ci_fb_kernel_free (k);
+  }
   if (!small_only) {
     k = ci_fb_kernel_for_frame (&gl, NULL, 0.1f, -1, -1, 641, 359, 1);
     set_kernel (&g, k, 641, 359, 1);
@@ -217,7 +244,7 @@ main (int argc, char **argv)
   struct cudaDeviceProp prop;
   CK (cudaGetDeviceProperties (&prop, 0));
   printf ("device: %s\n", prop.name);
-  for (int m = 0; m < 5; m++)
+  for (int m = 0; m <= CI_FB_MODE_FUSED; m++)
     run_mode (m);
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
