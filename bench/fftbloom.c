@@ -192,7 +192,7 @@ bench_sysmem (int w, int h, const CiFbKernel * k)
   void *hin[2], *hout[2], *din[2], *dout[2];
   for (int i = 0; i < NS; i++) {
     CK (cudaStreamCreateWithFlags (&st[i], cudaStreamNonBlocking));
-    CK (ci_fb_cuda_create (&ctx[i], CI_FB_MODE_R2C));
+    CK (ci_fb_cuda_create (&ctx[i], CI_FB_MODE_FUSED));
     CK (ci_fb_cuda_set_kernel (ctx[i], k, w, h, 1, st[i]));
     CK (cudaMallocHost (&hin[i], bytes));
     CK (cudaMallocHost (&hout[i], bytes));
@@ -394,7 +394,7 @@ main (int argc, char **argv)
   if (argc > 1 && !strcmp (argv[1], "--fused")) {
     /* the fused path's block shapes against the cuFFT path */
     static const char *cfg[][3] = { {"", "", "4"}, {"", "", "2"},
-    {"", "", "1"}, {"", "", "8"}, {"768", "768", "4"}, {"256", "256", "4"}
+    {"", "640", "4"}, {"", "480", "4"}, {"", "768", "4"}, {"", "320", "2"}
     };
     /* --fused 4k: only 3840x2160 (for profiling) */
     int only4k = argc > 2 && !strcmp (argv[2], "4k");
@@ -443,8 +443,10 @@ main (int argc, char **argv)
     frames_new (&fr, w, h);
     char what[96];
     CiFbKernel *k = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, 1);
-    bench_mode ("default glare (0.1), r2c fused [default]", CI_FB_MODE_R2C, k,
-        w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), fused smem FFT [default]",
+        CI_FB_MODE_FUSED, k, w, h, 1, &fr, st);
+    bench_mode ("default glare (0.1), cuFFT r2c + 3 passes", CI_FB_MODE_R2C,
+        k, w, h, 1, &fr, st);
     bench_mode ("default glare (0.1), r2c + cuFFT LTO callbacks",
         CI_FB_MODE_R2C_CB, k, w, h, 1, &fr, st);
     bench_mode ("default glare (0.1), r2c per channel", CI_FB_MODE_R2C_SEQ, k,
@@ -461,7 +463,7 @@ main (int argc, char **argv)
       for (int q = 0; q < 5 && ys[si][q]; q++) {
         force_nx = nx;
         force_ny = ys[si][q];
-        bench_mode ("  default glare, r2c fused, other grid",
+        bench_mode ("  default glare, cuFFT r2c, other grid",
             CI_FB_MODE_R2C, k, w, h, 1, &fr, st);
         bench_fft_only ("  cuFFT R2C+C2R x3 alone (same grid)", w, h,
             force_nx, force_ny, st);
@@ -470,18 +472,23 @@ main (int argc, char **argv)
     }
     for (int s = 2; s <= 4; s *= 2) {
       CiFbKernel *ks = ci_fb_kernel_for_frame (&g, NULL, 0.1f, -1, -1, w, h, s);
-      snprintf (what, sizeof what, "default glare, r2c, resolution-scale 1/%d", s);
-      bench_mode (what, CI_FB_MODE_R2C, ks, w, h, s, &fr, st);
+      snprintf (what, sizeof what, "default glare, fused, resolution-scale 1/%d", s);
+      bench_mode (what, CI_FB_MODE_FUSED, ks, w, h, s, &fr, st);
       ci_fb_kernel_free (ks);
     }
     ci_fb_kernel_free (k);
     k = rgb_kernel (w / 10 + 1);
-    bench_mode ("RGB kernel (0.1), r2c fused", CI_FB_MODE_R2C, k, w, h, 1, &fr, st);
+    bench_mode ("RGB kernel (0.1), fused smem FFT", CI_FB_MODE_FUSED, k, w, h,
+        1, &fr, st);
+    bench_mode ("RGB kernel (0.1), cuFFT r2c", CI_FB_MODE_R2C, k, w, h, 1, &fr,
+        st);
     bench_mode ("RGB kernel (0.1), packed 2ch C2C + split", CI_FB_MODE_PACKED,
         k, w, h, 1, &fr, st);
     ci_fb_kernel_free (k);
     k = ci_fb_kernel_for_frame (&g, NULL, 1.0f, -1, -1, w, h, 1);
-    bench_mode ("frame-sized glare (1.0), r2c fused", CI_FB_MODE_R2C, k, w, h,
+    bench_mode ("frame-sized glare (1.0), fused smem FFT", CI_FB_MODE_FUSED, k,
+        w, h, 1, &fr, st);
+    bench_mode ("frame-sized glare (1.0), cuFFT r2c", CI_FB_MODE_R2C, k, w, h,
         1, &fr, st);
     bench_mode ("frame-sized glare (1.0), r2c + LTO callbacks", CI_FB_MODE_R2C_CB,
         k, w, h, 1, &fr, st);

@@ -87,7 +87,7 @@ gst_cuda_fftbloom_set_info (GstCudaImagingFilter * filter, GstCaps * incaps,
   GstCudaFftBloom *self = GST_CUDA_FFTBLOOM (filter);
   gst_fftbloom_format (in_info, &self->format);
   gst_fftbloom_invalidate (&self->settings);
-  int err = ci_fb_cuda_create (&self->ctx, CI_FB_MODE_R2C);
+  int err = ci_fb_cuda_create (&self->ctx, CI_FB_MODE_FUSED);
   if (err)
     return gst_cuda_imaging_filter_post_cuda_error (filter, err,
         "creating the FFT context");

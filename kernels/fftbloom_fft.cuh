@@ -36,7 +36,9 @@ struct CiFftPlan
   int n;
   int nst;
   unsigned long long code;      /* radix of stage s in bits 5s .. 5s + 4 */
-  const float2 *tw;             /* n entries: exp(-2 pi i m / n) */
+  const float2 *tw;             /* kernels: ci_fft_stage_twiddles' table;
+                                 * ci_fft_host: exp(-2 pi i m / n), m < n */
+  int ntw;                      /* entries in the stage table */
 };
 
 CI_FFT_HD int
@@ -432,18 +434,12 @@ ci_fft_pad (int i)
   return PAD ? i + (i >> 4) : i;
 }
 
-/* v[t] *= w^t, w = tw[m] (conjugated for DIR > 0): one table load, the
- * powers as w^t = w^(t/2) w^(t - t/2), a chain log2 R deep (error ~ a few
- * ulp). */
+/* v[t] *= w^t, w = w1 (conjugated for DIR > 0): the powers as
+ * w^t = w^(t/2) w^(t - t/2), a chain log2 R deep (error ~ a few ulp). */
 template <int R, int DIR>
 CI_FFT_HD void
-ci_fft_twiddle (float2 (&v)[R], const float2 * tw, int m)
+ci_fft_twiddle (float2 (&v)[R], float2 w1)
 {
-#ifdef __CUDA_ARCH__
-  float2 w1 = __ldg (tw + m);
-#else
-  float2 w1 = tw[m];
-#endif
   w1.y = DIR < 0 ? w1.y : -w1.y;
   float2 w[R];
   w[1] = w1;
@@ -466,7 +462,7 @@ CI_FFT_UNROLL
   for (int t = 0; t < R; t++)
     v[t] = src[ci_fft_pad<PAD> (j + t * nb)];
   if (k > 0)
-    ci_fft_twiddle<R, DIR> (v, tw, k * unit);
+    ci_fft_twiddle<R, DIR> (v, tw[k * unit]);
   ci_dft<R, DIR> (v);
 }
 
@@ -490,6 +486,27 @@ ci_fft_twiddles (int n, float2 * tw)
     tw[m].x = (float) cos (a);
     tw[m].y = (float) sin (a);
   }
+}
+
+/* The kernels' twiddle table: stage s (after stages of radix product Ns,
+ * radix R) needs w^k = exp(-2 pi i k / (Ns R)) for k < Ns only; the stages'
+ * rows are stored one after the other (stage s from sum of earlier Ns).
+ * Returns the length; out may be NULL to ask for it. */
+static inline int
+ci_fft_stage_twiddles (const CiFftPlan * p, float2 * out)
+{
+  int off = 0, Ns = 1;
+  for (int s = 0; s < p->nst; s++) {
+    int R = ci_fft_radix (*p, s);
+    for (int k = 0; out && k < Ns; k++) {
+      double a = -2.0 * 3.14159265358979323846 * (double) k / (double) (Ns * R);
+      out[off + k].x = (float) cos (a);
+      out[off + k].y = (float) sin (a);
+    }
+    off += Ns;
+    Ns *= R;
+  }
+  return off;
 }
 
 /* Host form of a whole transform (ping-pong buffers): what the shared-memory
