@@ -203,7 +203,9 @@ run_mode (int mode)
     ci_fb_kernel_free (k);
     g_unsetenv ("CI_FB_FUSED_SMEM_LIMIT");
   }
-  if (!small_only && mode == CI_FB_MODE_FUSED) {
+  /* CI_FB_CT: with CI_FB_SMALL, still the compile-time FFT path (for
+   * the sanitizers) */
+  if ((!small_only || g_getenv ("CI_FB_CT")) && mode == CI_FB_MODE_FUSED) {
     /* the grids the speed goals are measured on: 2048x1200, mixed radices */
     k = ci_fb_kernel_for_frame (&gl, NULL, 0.1f, -1, -1, 1920, 1080, 1);
     set_kernel (&g, k, 1920, 1080, 1);
