@@ -12,7 +12,7 @@
  * SECTION:element-cudafftbloom
  * @title: cudafftbloom
  *
- * Convolution bloom (glare) through cuFFT: out = in + intensity ×
+ * Convolution bloom (glare) through FFTs: out = in + intensity ×
  * (bright(in) ⊛ K) in linear light, where bright() is a soft-knee bright
  * pass and K a unit-sum kernel: a procedural glare (sharp core, wide halo,
  * diffraction spikes) or a PNG image (grey, or RGB for one kernel per
@@ -21,7 +21,10 @@
  * frame size works; the kernel's spectrum is computed once and cached until
  * the kernel, its properties or the caps change. All properties can be
  * changed while playing. Accepts and produces both memory:CUDAMemory and
- * system memory. The CPU twin is #cpufftbloom.
+ * system memory. The transforms run in shared memory, fused with the
+ * bright pass, the kernel multiply and the blend (three launches a frame);
+ * grids too large for the GPU's shared memory go through cuFFT. The CPU
+ * twin is #cpufftbloom.
  *
  * ## Example launch lines
  * |[
@@ -148,7 +151,7 @@ gst_cuda_fftbloom_class_init (GstCudaFftBloomClass * klass)
       GST_FFTBLOOM_CAPS, GST_FFTBLOOM_CAPS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA FFT convolution bloom", "Filter/Effect/Video/Hardware",
-      "Convolution bloom (glare) through cuFFT, any frame size",
+      "Convolution bloom (glare) through FFTs on the GPU, any frame size",
       "gst-cuda-imaging developers");
 
   /* same format and size either way: the base class's default transform */
