@@ -191,7 +191,23 @@ run_mode (int mode)
     frame (&g, "RGB kernel, scale 1/2", 45, 29, &fmts[2], &p, 320);
     ci_fb_kernel_free (k);
   }
+  /* degenerate frames: one pixel, one row, one column */
+  {
+    static const int sz[4][2] = { {1, 1}, {3, 2}, {1, 17}, {17, 1} };
+    for (int i = 0; i < 4; i++) {
+      char what[48];
+      k = random_kernel (3, 5, 1, 1, 2, 40 + i);
+      set_kernel (&g, k, sz[i][0], sz[i][1], 1);
+      snprintf (what, sizeof what, "tiny %dx%d, grey kernel 3x5", sz[i][0],
+          sz[i][1]);
+      frame (&g, what, sz[i][0], sz[i][1], &fmts[i % 2 ? 4 : 0], &p, 50 + i);
+      ci_fb_kernel_free (k);
+    }
+  }
   if (mode == CI_FB_MODE_FUSED) {
+    k = random_kernel (15, 9, 3, 4, 6, 21);
+    set_kernel (&g, k, 37, 23, 1);
+    ci_fb_kernel_free (k);
     EXPECT (ci_fb_cuda_fused (g.ctx), "fused: shared-memory path not taken");
     /* a grid too large for the device's shared memory (a small device
      * pretended): the R2C path runs */
