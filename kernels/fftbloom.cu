@@ -151,12 +151,13 @@ put (ushort4 & p, int i, unsigned v)
   *u = (*u & ~(0xffffull << (16 * i))) | ((unsigned long long) v << (16 * i));
 }
 
+/* lut: the 8-bit sRGB table, g_lut8 or a shared-memory copy of it */
 template <typename T>
 __device__ __forceinline__ float
-dec (unsigned code, const CiFbFormat & f)
+dec (unsigned code, const CiFbFormat & f, const float *lut)
 {
   if (sizeof (T) == 1 && f.srgb)
-    return g_lut8[code];
+    return lut[code];
   return ci_fb_decode (code, (int) sizeof (T), f.srgb);
 }
 
@@ -170,30 +171,43 @@ load_px (const uint8_t * base, size_t pitch, int x, int y)
 
 template <typename T>
 __device__ __forceinline__ void
-decode_rgb (const typename Px<T>::type & p, const CiFbFormat & f, float &r,
-    float &g, float &b)
+decode_rgb (const typename Px<T>::type & p, const CiFbFormat & f,
+    const float *lut, float (&rgb)[3])
 {
-  r = dec<T> (pick (p, f.off_r), f);
-  g = dec<T> (pick (p, f.off_g), f);
-  b = dec<T> (pick (p, f.off_b), f);
+  rgb[0] = dec<T> (pick (p, f.off_r), f, lut);
+  rgb[1] = dec<T> (pick (p, f.off_g), f, lut);
+  rgb[2] = dec<T> (pick (p, f.off_b), f, lut);
+}
+
+/* One pixel decoded and bright-passed. */
+template <typename T>
+__device__ __forceinline__ void
+bright_px (const typename Px<T>::type & p, const CiFbFormat & f,
+    const CiFbParams & prm, const float *lut, float (&v)[3])
+{
+  decode_rgb<T> (p, f, lut, v);
+  float k = ci_fb_bright_factor (v[0], v[1], v[2], prm.threshold, prm.knee);
+  v[0] *= k;
+  v[1] *= k;
+  v[2] *= k;
 }
 
 /* Bright-pass averaged over the s x s block of low-res texel (i, j). */
 template <typename T>
 __device__ __forceinline__ void
 bright_texel (const uint8_t * in, size_t pitch, int width, int height, int s,
-    int i, int j, const CiFbFormat & f, const CiFbParams & prm, float (&acc)[3])
+    int i, int j, const CiFbFormat & f, const CiFbParams & prm,
+    const float *lut, float (&acc)[3])
 {
   acc[0] = acc[1] = acc[2] = 0.0f;
   int cnt = 0;
   for (int y = j * s; y < (j + 1) * s && y < height; y++)
     for (int x = i * s; x < (i + 1) * s && x < width; x++) {
-      float r, g, b;
-      decode_rgb<T> (load_px<T> (in, pitch, x, y), f, r, g, b);
-      float k = ci_fb_bright_factor (r, g, b, prm.threshold, prm.knee);
-      acc[0] += r * k;
-      acc[1] += g * k;
-      acc[2] += b * k;
+      float v[3];
+      bright_px<T> (load_px<T> (in, pitch, x, y), f, prm, lut, v);
+      acc[0] += v[0];
+      acc[1] += v[1];
+      acc[2] += v[2];
       cnt++;
     }
   float inv = 1.0f / (float) cnt;
@@ -221,7 +235,8 @@ k_pre_r2c (const uint8_t * __restrict__ in, size_t pitch, Geo g, CiFbFormat f,
     return;
   float acc[3] = { 0.0f, 0.0f, 0.0f };
   if (x < g.w && y < g.h)
-    bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y, f, prm, acc);
+    bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y, f, prm, g_lut8,
+        acc);
   size_t i = (size_t) y * g.nx + x;
   grid[i] = acc[0];
   grid[g.np + i] = acc[1];
@@ -240,7 +255,8 @@ k_pre_packed (const uint8_t * __restrict__ in, size_t pitch, Geo g,
     return;
   float acc[3] = { 0.0f, 0.0f, 0.0f };
   if (x < g.w && y < g.h)
-    bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y, f, prm, acc);
+    bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y, f, prm, g_lut8,
+        acc);
   size_t i = (size_t) y * g.nx + x;
   z[i] = make_float2 (acc[0], acc[1]);
   z[g.np + i] = make_float2 (acc[2], 0.0f);
@@ -379,7 +395,7 @@ k_post (const uint8_t * __restrict__ in, size_t in_pitch,
   typedef typename Px<T>::type V;
   V p = load_px<T> (in, in_pitch, x, y);
   float rgb[3];
-  decode_rgb<T> (p, f, rgb[0], rgb[1], rgb[2]);
+  decode_rgb<T> (p, f, g_lut8, rgb);
   float bl[3];
   if (g.s == 1) {
     bloom.get (x, y, bl);
@@ -455,10 +471,7 @@ smem_stage (const float2 * in, float2 * out, int nsig, int ss, int n, int Ns,
     const int sg = fdiv (it, rnb), j = it - sg * nb;
     const int q = fdiv (j, rns), k = j - q * Ns;
     float2 v[R];
-    const float2 *src = in + sg * ss;
-#pragma unroll
-    for (int t = 0; t < R; t++)
-      v[t] = src[PADI (j + t * nb)];
+    ci_fft_load<R, true> (in + sg * ss, nb, j, v);
     if (k > 0)
       ci_fft_twiddle<R, DIR> (v, tws[k]);
     ci_dft<R, DIR> (v);
@@ -548,10 +561,7 @@ ct_stage (const float2 * in, float2 * out, int nsig, int ss,
       for (int t = 0; t < R; t++)
         v[t] = src[t * (NB + NB / 16)];
     } else {
-      const float2 *src = in + sg * ss;
-#pragma unroll
-      for (int t = 0; t < R; t++)
-        v[t] = src[PADI (j + t * NB)];
+      ci_fft_load<R, true> (in + sg * ss, NB, j, v);
     }
     if constexpr (NS > 1) {
       if (k > 0)
@@ -565,10 +575,7 @@ ct_stage (const float2 * in, float2 * out, int nsig, int ss,
       for (int t = 0; t < R; t++)
         dst[t * (NS + NS / 16)] = v[t];
     } else {
-      float2 *dst = out + sg * ss;
-#pragma unroll
-      for (int t = 0; t < R; t++)
-        dst[PADI (base + t * NS)] = v[t];
+      ci_fft_scatter<R, true> (out + sg * ss, NS, q, k, v);
     }
   }
 }
@@ -663,35 +670,6 @@ fused_lut (float2 * sm, int nsig, int ss, const CiFftPlan & p)
 }
 
 template <typename T>
-__device__ __forceinline__ void
-fused_decode (const typename Px<T>::type & p, const CiFbFormat & f,
-    const float *lut, float (&rgb)[3])
-{
-  if (sizeof (T) == 1 && f.srgb) {
-    rgb[0] = lut[pick (p, f.off_r)];
-    rgb[1] = lut[pick (p, f.off_g)];
-    rgb[2] = lut[pick (p, f.off_b)];
-  } else {
-    rgb[0] = ci_fb_decode (pick (p, f.off_r), (int) sizeof (T), f.srgb);
-    rgb[1] = ci_fb_decode (pick (p, f.off_g), (int) sizeof (T), f.srgb);
-    rgb[2] = ci_fb_decode (pick (p, f.off_b), (int) sizeof (T), f.srgb);
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ void
-fused_bright (const typename Px<T>::type & p, const CiFbFormat & f,
-    const CiFbParams & prm, const float *lut, float (&acc)[3])
-{
-  fused_decode<T> (p, f, lut, acc);
-  float k = ci_fb_bright_factor (acc[0], acc[1], acc[2], prm.threshold,
-      prm.knee);
-  acc[0] *= k;
-  acc[1] *= k;
-  acc[2] *= k;
-}
-
-template <typename T>
 __global__ void __launch_bounds__ (FUSED_MAX_T)
 k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
     CiFbFormat f, CiFbParams prm, CiFftPlan px, float2 * __restrict__ S)
@@ -722,8 +700,8 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
         if (x >= n)
           break;
         float a[3], b[3];
-        fused_bright<T> (pa[u], f, prm, lut, a);
-        fused_bright<T> (pb[u], f, prm, lut, b);
+        bright_px<T> (pa[u], f, prm, lut, a);
+        bright_px<T> (pb[u], f, prm, lut, b);
         sm[PADI (x)] = make_float2 (a[0], a[1]);
         sm[rs + PADI (x)] = make_float2 (a[2], b[0]);
         sm[2 * rs + PADI (x)] = make_float2 (b[1], b[2]);
@@ -733,10 +711,11 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
     for (int x = threadIdx.x; x < n; x += nt) {
       float a[3] = { 0.0f, 0.0f, 0.0f }, b[3] = { 0.0f, 0.0f, 0.0f };
       if (x < g.w) {
-        bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y0, f, prm, a);
+        bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y0, f, prm,
+            lut, a);
         if (y0 + 1 < g.h)
           bright_texel<T> (in, pitch, g.width, g.height, g.s, x, y0 + 1, f,
-              prm, b);
+              prm, lut, b);
       }
       sm[PADI (x)] = make_float2 (a[0], a[1]);
       sm[rs + PADI (x)] = make_float2 (a[2], b[0]);
@@ -880,7 +859,7 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
           float2 v = z[(q >> 1) * rs + PADI (x)];
           bl[c] = (q & 1) ? v.y : v.x;
         }
-        fused_decode<T> (p[u], f, lut, rgb);
+        decode_rgb<T> (p[u], f, lut, rgb);
         finish_px<T> (p[u], rgb, bl, out, out_pitch, x, y0 + r, f, prm);
       }
     }
@@ -924,9 +903,9 @@ k_naive_decode (const uint8_t * __restrict__ in, size_t pitch, int width,
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height)
     return;
-  float r, g, b;
-  decode_rgb<T> (load_px<T> (in, pitch, x, y), f, r, g, b);
-  lin[(size_t) y * width + x] = make_float4 (r, g, b, 0.0f);
+  float v[3];
+  decode_rgb<T> (load_px<T> (in, pitch, x, y), f, g_lut8, v);
+  lin[(size_t) y * width + x] = make_float4 (v[0], v[1], v[2], 0.0f);
 }
 
 __global__ void
@@ -1057,6 +1036,17 @@ grid1 (size_t n, unsigned b)
 }                               /* namespace */
 
 enum { CB_LOAD = 1, CB_MUL = 2, CB_POST = 4 };
+
+typedef void (*FusedColsFn) (float2 *, const float2 *, FusedGeo, int,
+    CiFftPlan);
+
+/* The column kernel for C columns per block (1, 2, 4 or 8). */
+static FusedColsFn
+fused_cols_kernel (int C)
+{
+  return C == 1 ? k_fused_cols<1> : C == 2 ? k_fused_cols<2>
+      : C == 4 ? k_fused_cols<4> : k_fused_cols<8>;
+}
 
 static void
 destroy_plans (CiFbCuda * c)
@@ -1311,13 +1301,7 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
   CHECK (cudaFuncSetAttribute (k_fused_rows_inv<uint16_t>,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
-  CHECK (cudaFuncSetAttribute (k_fused_cols<1>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
-  CHECK (cudaFuncSetAttribute (k_fused_cols<2>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
-  CHECK (cudaFuncSetAttribute (k_fused_cols<4>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
-  CHECK (cudaFuncSetAttribute (k_fused_cols<8>,
+  CHECK (cudaFuncSetAttribute (fused_cols_kernel (c->cols),
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
   CHECK_FFT (cufftPlan2d (&c->kfwd, ny, nx, CUFFT_R2C));
   c->have_kfwd = 1;
@@ -1629,25 +1613,8 @@ process_t (CiFbCuda * c, const uint8_t * in, size_t in_pitch, uint8_t * out,
         in_pitch, fg, f, p, c->px, c->fspec);
     CHECK_LAUNCH ();
     unsigned nb = 3 * ((c->nxc + c->cols - 1) / c->cols);
-    const float2 *K = (const float2 *) c->kspec;
-    switch (c->cols) {
-      case 1:
-        k_fused_cols<1> <<< nb, c->t_cols, c->smem_cols, st >>> (c->fspec, K,
-            fg, c->kch, c->py);
-        break;
-      case 2:
-        k_fused_cols<2> <<< nb, c->t_cols, c->smem_cols, st >>> (c->fspec, K,
-            fg, c->kch, c->py);
-        break;
-      case 4:
-        k_fused_cols<4> <<< nb, c->t_cols, c->smem_cols, st >>> (c->fspec, K,
-            fg, c->kch, c->py);
-        break;
-      default:
-        k_fused_cols<8> <<< nb, c->t_cols, c->smem_cols, st >>> (c->fspec, K,
-            fg, c->kch, c->py);
-        break;
-    }
+    fused_cols_kernel (c->cols) <<< nb, c->t_cols, c->smem_cols, st >>>
+        (c->fspec, (const float2 *) c->kspec, fg, c->kch, c->py);
     CHECK_LAUNCH ();
     k_fused_rows_inv<T> <<< rows, c->t_rows, c->smem_rows, st >>> (c->fspec,
         fg, c->px, in, in_pitch, out, out_pitch, f, p, c->grid);

@@ -451,6 +451,16 @@ CI_FFT_UNROLL
     v[t] = ci_cmul (v[t], w[t]);
 }
 
+/* The inputs of butterfly j from src (one signal): src[j + t nb], t < R. */
+template <int R, bool PAD>
+CI_FFT_HD void
+ci_fft_load (const float2 * src, int nb, int j, float2 (&v)[R])
+{
+CI_FFT_UNROLL
+  for (int t = 0; t < R; t++)
+    v[t] = src[ci_fft_pad<PAD> (j + t * nb)];
+}
+
 /* One butterfly: gather from src (one signal), twiddle, DFT. nb = n / R,
  * k = j mod Ns, unit = n / (Ns R): the twiddle of input t is tw[t k unit]. */
 template <int R, int DIR, bool PAD>
@@ -458,9 +468,7 @@ CI_FFT_HD void
 ci_fft_gather (const float2 * src, int nb, int j, int k, int unit,
     const float2 * tw, float2 (&v)[R])
 {
-CI_FFT_UNROLL
-  for (int t = 0; t < R; t++)
-    v[t] = src[ci_fft_pad<PAD> (j + t * nb)];
+  ci_fft_load<R, PAD> (src, nb, j, v);
   if (k > 0)
     ci_fft_twiddle<R, DIR> (v, tw[k * unit]);
   ci_dft<R, DIR> (v);
