@@ -432,12 +432,10 @@ k_post (const uint8_t * __restrict__ in, size_t in_pitch,
 
 #define FUSED_MAX_T 768
 
-struct FusedGeo
+struct FusedGeo:Geo
 {
-  int width, height, s, w, h, nx, ny;
   int pitch;                    /* complex row pitch of the spectra */
   size_t plane;                 /* ny * pitch */
-  size_t np;                    /* nx * ny: bloom planes when s > 1 */
 };
 
 /* q = a / d for 0 <= a < 2^21 (a + 0.5 keeps the float product on the
@@ -594,37 +592,21 @@ ct_fft (float2 * a, float2 * b, int nsig, int ss, const float2 * tws)
   }
 }
 
-/* Compile-time kernels for the grids the default kernel gives at 1080p
- * and 4K (rows 2048, 4096; columns 1200, 2400), the loop for the rest. */
-template <int DIR>
+/* Compile-time kernels for sizes N1 and N2, the loop for the rest. */
+template <int DIR, int N1, int N2>
 __device__ __forceinline__ float2 *
-row_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
+sized_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
     const float2 * tws)
 {
-  switch (p.n) {
-    case 2048:
-      return ct_fft<2048, DIR> (a, b, nsig, ss, tws);
-    case 4096:
-      return ct_fft<4096, DIR> (a, b, nsig, ss, tws);
-    default:
-      return smem_fft<DIR> (a, b, nsig, ss, p, tws);
-  }
+  if (p.n == N1)
+    return ct_fft<N1, DIR> (a, b, nsig, ss, tws);
+  if (p.n == N2)
+    return ct_fft<N2, DIR> (a, b, nsig, ss, tws);
+  return smem_fft<DIR> (a, b, nsig, ss, p, tws);
 }
 
-template <int DIR>
-__device__ __forceinline__ float2 *
-col_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
-    const float2 * tws)
-{
-  switch (p.n) {
-    case 1200:
-      return ct_fft<1200, DIR> (a, b, nsig, ss, tws);
-    case 2400:
-      return ct_fft<2400, DIR> (a, b, nsig, ss, tws);
-    default:
-      return smem_fft<DIR> (a, b, nsig, ss, p, tws);
-  }
-}
+/* The grids the default kernel gives at 1080p and 4K. */
+constexpr int ROW_A = 2048, ROW_B = 4096, COL_A = 1200, COL_B = 2400;
 
 /* Real row q = 3 r + c (row y0 + r, channel c) is half (q & 1) of signal q / 2. */
 __device__ __forceinline__ float2 *
@@ -723,7 +705,7 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
     }
   }
   __syncthreads ();
-  const float2 *z = row_fft<-1> (sm, sm + 3 * rs, 3, rs, px, tws);
+  const float2 *z = sized_fft<-1, ROW_A, ROW_B> (sm, sm + 3 * rs, 3, rs, px, tws);
   /* X = (Z[k] + Z*[n-k]) / 2, Y = (Z[k] - Z*[n-k]) / 2i, k <= n/2 */
   for (int k = threadIdx.x; k <= n / 2; k += blockDim.x) {
     const int km = k == 0 ? 0 : n - k;
@@ -775,7 +757,7 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
   }
   __syncthreads ();
   float2 *other = sm + C * ss;
-  float2 *z = col_fft<-1> (sm, other, C, ss, py, tws);
+  float2 *z = sized_fft<-1, COL_A, COL_B> (sm, other, C, ss, py, tws);
   for (int i0 = threadIdx.x; i0 < C * n; i0 += 2 * FUSED_U * nt) {
     float2 kv[2 * FUSED_U];
 #pragma unroll
@@ -792,7 +774,7 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
     }
   }
   __syncthreads ();
-  z = col_fft<1> (z, z == sm ? other : sm, C, ss, py, tws);
+  z = sized_fft<1, COL_A, COL_B> (z, z == sm ? other : sm, C, ss, py, tws);
   for (int i = threadIdx.x; i < C * g.h; i += blockDim.x) {
     int y = i / C, col = i - y * C;
     if (col < cn)
@@ -836,7 +818,7 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
     }
   }
   __syncthreads ();
-  const float2 *z = row_fft<1> (sm, sm + 3 * rs, 3, rs, px, tws);
+  const float2 *z = sized_fft<1, ROW_A, ROW_B> (sm, sm + 3 * rs, 3, rs, px, tws);
   if (g.s == 1) {
     typedef typename Px<T>::type V;
     for (int i0 = threadIdx.x; i0 < 2 * g.width; i0 += FUSED_U * nt) {
@@ -1598,16 +1580,9 @@ process_t (CiFbCuda * c, const uint8_t * in, size_t in_pitch, uint8_t * out,
 
   if (c->fused) {
     FusedGeo fg;
-    fg.width = g.width;
-    fg.height = g.height;
-    fg.s = g.s;
-    fg.w = g.w;
-    fg.h = g.h;
-    fg.nx = g.nx;
-    fg.ny = g.ny;
+    static_cast<Geo &> (fg) = g;
     fg.pitch = c->pitch;
     fg.plane = (size_t) g.ny * c->pitch;
-    fg.np = g.np;
     int rows = (g.h + 1) / 2;
     k_fused_rows_fwd<T> <<< rows, c->t_rows, c->smem_rows, st >>> (in,
         in_pitch, fg, f, p, c->px, c->fspec);
