@@ -447,7 +447,7 @@ fdiv (int a, float rd)
 }
 
 /* Shared-memory stride of one signal of n values (padded, odd). */
-__host__ __device__ __forceinline__ int
+CI_HD int
 fused_stride (int n)
 {
   return (n + (n >> 4)) | 1;
@@ -469,10 +469,7 @@ smem_stage (const float2 * in, float2 * out, int nsig, int ss, int n, int Ns,
     const int sg = fdiv (it, rnb), j = it - sg * nb;
     const int q = fdiv (j, rns), k = j - q * Ns;
     float2 v[R];
-    ci_fft_load<R, true> (in + sg * ss, nb, j, v);
-    if (k > 0)
-      ci_fft_twiddle<R, DIR> (v, tws[k]);
-    ci_dft<R, DIR> (v);
+    ci_fft_gather<R, DIR, true> (in + sg * ss, nb, j, k, 1, tws, v);
     ci_fft_scatter<R, true> (out + sg * ss, Ns, q, k, v);
   }
 }
@@ -1247,6 +1244,23 @@ fused_config (CiFbCuda * c, int nx, int ny)
   return 1;
 }
 
+/* p's stage twiddle table into new device memory *dev; p->tw points there. */
+static cudaError_t
+upload_twiddles (CiFftPlan * p, float2 ** dev)
+{
+  size_t bytes = p->ntw * sizeof (float2);
+  float2 *tw = (float2 *) malloc (bytes);
+  if (!tw)
+    return cudaErrorMemoryAllocation;
+  ci_fft_stage_twiddles (p, tw);
+  cudaError_t err = cudaMalloc (dev, bytes);
+  if (err == cudaSuccess)
+    err = cudaMemcpy (*dev, tw, bytes, cudaMemcpyHostToDevice);
+  free (tw);
+  p->tw = *dev;
+  return err;
+}
+
 static int
 alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
 {
@@ -1257,24 +1271,8 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
   CHECK (cudaMalloc (&c->spec, kch * ncp * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->kspec, kch * plane * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->fspec, 3 * plane * sizeof (float2)));
-  CHECK (cudaMalloc (&c->twx, c->px.ntw * sizeof (float2)));
-  CHECK (cudaMalloc (&c->twy, c->py.ntw * sizeof (float2)));
-  int ntw = c->px.ntw > c->py.ntw ? c->px.ntw : c->py.ntw;
-  float2 *tw = (float2 *) malloc (ntw * sizeof (float2));
-  if (!tw)
-    return (int) cudaErrorMemoryAllocation;
-  ci_fft_stage_twiddles (&c->px, tw);
-  int err = (int) cudaMemcpy (c->twx, tw, c->px.ntw * sizeof (float2),
-      cudaMemcpyHostToDevice);
-  ci_fft_stage_twiddles (&c->py, tw);
-  if (!err)
-    err = (int) cudaMemcpy (c->twy, tw, c->py.ntw * sizeof (float2),
-        cudaMemcpyHostToDevice);
-  free (tw);
-  if (err)
-    return err;
-  c->px.tw = c->twx;
-  c->py.tw = c->twy;
+  CHECK (upload_twiddles (&c->px, &c->twx));
+  CHECK (upload_twiddles (&c->py, &c->twy));
   CHECK (cudaFuncSetAttribute (k_fused_rows_fwd<uint8_t>,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
   CHECK (cudaFuncSetAttribute (k_fused_rows_fwd<uint16_t>,

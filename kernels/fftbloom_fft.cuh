@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include "cicuda.h"
 
 #define CI_FFT_MAX_STAGES 12
 
@@ -21,12 +22,6 @@
 #define CI_FFT_UNROLL _Pragma ("unroll")
 #else
 #define CI_FFT_UNROLL
-#endif
-
-#ifdef __CUDACC__
-#define CI_FFT_HD __host__ __device__ __forceinline__
-#else
-#define CI_FFT_HD static inline
 #endif
 
 /* Kernel arguments, all scalars: a struct with an array would be copied to
@@ -41,7 +36,7 @@ struct CiFftPlan
   int ntw;                      /* entries in the stage table */
 };
 
-CI_FFT_HD int
+CI_HD int
 ci_fft_radix (const CiFftPlan & p, int s)
 {
   return (int) ((p.code >> (5 * s)) & 31);
@@ -99,7 +94,7 @@ ci_fft_plan (CiFftPlan * p, int n)
   return p->nst;
 }
 
-CI_FFT_HD float2
+CI_HD float2
 ci_c (float x, float y)
 {
   float2 v;
@@ -108,19 +103,19 @@ ci_c (float x, float y)
   return v;
 }
 
-CI_FFT_HD float2
+CI_HD float2
 ci_cadd (float2 a, float2 b)
 {
   return ci_c (a.x + b.x, a.y + b.y);
 }
 
-CI_FFT_HD float2
+CI_HD float2
 ci_csub (float2 a, float2 b)
 {
   return ci_c (a.x - b.x, a.y - b.y);
 }
 
-CI_FFT_HD float2
+CI_HD float2
 ci_cmul (float2 a, float2 b)
 {
   return ci_c (a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -128,14 +123,14 @@ ci_cmul (float2 a, float2 b)
 
 /* x * (dir i) */
 template <int DIR>
-CI_FFT_HD float2
+CI_HD float2
 ci_rot (float2 x)
 {
   return DIR < 0 ? ci_c (x.y, -x.x) : ci_c (-x.y, x.x);
 }
 
 template <int DIR>
-CI_FFT_HD void
+CI_HD void
 ci_dft4 (float2 & a0, float2 & a1, float2 & a2, float2 & a3)
 {
   float2 t0 = ci_cadd (a0, a2), t1 = ci_csub (a0, a2);
@@ -150,12 +145,12 @@ ci_dft4 (float2 & a0, float2 & a1, float2 & a2, float2 & a3)
 template <int N> struct CiW;
 template <> struct CiW<3>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[3] = { 1.000000000e+00f, -5.000000000e-01f, -5.000000000e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[3] = { 0.000000000e+00f, 8.660254038e-01f, -8.660254038e-01f };
     return t[j];
@@ -163,12 +158,12 @@ template <> struct CiW<3>
 };
 template <> struct CiW<5>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[5] = { 1.000000000e+00f, 3.090169944e-01f, -8.090169944e-01f, -8.090169944e-01f, 3.090169944e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[5] = { 0.000000000e+00f, 9.510565163e-01f, 5.877852523e-01f, -5.877852523e-01f, -9.510565163e-01f };
     return t[j];
@@ -176,12 +171,12 @@ template <> struct CiW<5>
 };
 template <> struct CiW<6>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[6] = { 1.000000000e+00f, 5.000000000e-01f, -5.000000000e-01f, -1.000000000e+00f, -5.000000000e-01f, 5.000000000e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[6] = { 0.000000000e+00f, 8.660254038e-01f, 8.660254038e-01f, 1.224646799e-16f, -8.660254038e-01f, -8.660254038e-01f };
     return t[j];
@@ -189,12 +184,12 @@ template <> struct CiW<6>
 };
 template <> struct CiW<7>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[7] = { 1.000000000e+00f, 6.234898019e-01f, -2.225209340e-01f, -9.009688679e-01f, -9.009688679e-01f, -2.225209340e-01f, 6.234898019e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[7] = { 0.000000000e+00f, 7.818314825e-01f, 9.749279122e-01f, 4.338837391e-01f, -4.338837391e-01f, -9.749279122e-01f, -7.818314825e-01f };
     return t[j];
@@ -202,12 +197,12 @@ template <> struct CiW<7>
 };
 template <> struct CiW<9>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[9] = { 1.000000000e+00f, 7.660444431e-01f, 1.736481777e-01f, -5.000000000e-01f, -9.396926208e-01f, -9.396926208e-01f, -5.000000000e-01f, 1.736481777e-01f, 7.660444431e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[9] = { 0.000000000e+00f, 6.427876097e-01f, 9.848077530e-01f, 8.660254038e-01f, 3.420201433e-01f, -3.420201433e-01f, -8.660254038e-01f, -9.848077530e-01f, -6.427876097e-01f };
     return t[j];
@@ -215,12 +210,12 @@ template <> struct CiW<9>
 };
 template <> struct CiW<10>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[10] = { 1.000000000e+00f, 8.090169944e-01f, 3.090169944e-01f, -3.090169944e-01f, -8.090169944e-01f, -1.000000000e+00f, -8.090169944e-01f, -3.090169944e-01f, 3.090169944e-01f, 8.090169944e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[10] = { 0.000000000e+00f, 5.877852523e-01f, 9.510565163e-01f, 9.510565163e-01f, 5.877852523e-01f, 1.224646799e-16f, -5.877852523e-01f, -9.510565163e-01f, -9.510565163e-01f, -5.877852523e-01f };
     return t[j];
@@ -228,12 +223,12 @@ template <> struct CiW<10>
 };
 template <> struct CiW<12>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[12] = { 1.000000000e+00f, 8.660254038e-01f, 5.000000000e-01f, 6.123233996e-17f, -5.000000000e-01f, -8.660254038e-01f, -1.000000000e+00f, -8.660254038e-01f, -5.000000000e-01f, -1.836970199e-16f, 5.000000000e-01f, 8.660254038e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[12] = { 0.000000000e+00f, 5.000000000e-01f, 8.660254038e-01f, 1.000000000e+00f, 8.660254038e-01f, 5.000000000e-01f, 1.224646799e-16f, -5.000000000e-01f, -8.660254038e-01f, -1.000000000e+00f, -8.660254038e-01f, -5.000000000e-01f };
     return t[j];
@@ -241,12 +236,12 @@ template <> struct CiW<12>
 };
 template <> struct CiW<14>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[14] = { 1.000000000e+00f, 9.009688679e-01f, 6.234898019e-01f, 2.225209340e-01f, -2.225209340e-01f, -6.234898019e-01f, -9.009688679e-01f, -1.000000000e+00f, -9.009688679e-01f, -6.234898019e-01f, -2.225209340e-01f, 2.225209340e-01f, 6.234898019e-01f, 9.009688679e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[14] = { 0.000000000e+00f, 4.338837391e-01f, 7.818314825e-01f, 9.749279122e-01f, 9.749279122e-01f, 7.818314825e-01f, 4.338837391e-01f, 1.224646799e-16f, -4.338837391e-01f, -7.818314825e-01f, -9.749279122e-01f, -9.749279122e-01f, -7.818314825e-01f, -4.338837391e-01f };
     return t[j];
@@ -254,12 +249,12 @@ template <> struct CiW<14>
 };
 template <> struct CiW<15>
 {
-  CI_FFT_HD static float c (int j)
+  CI_HD static float c (int j)
   {
     constexpr float t[15] = { 1.000000000e+00f, 9.135454576e-01f, 6.691306064e-01f, 3.090169944e-01f, -1.045284633e-01f, -5.000000000e-01f, -8.090169944e-01f, -9.781476007e-01f, -9.781476007e-01f, -8.090169944e-01f, -5.000000000e-01f, -1.045284633e-01f, 3.090169944e-01f, 6.691306064e-01f, 9.135454576e-01f };
     return t[j];
   }
-  CI_FFT_HD static float s (int j)
+  CI_HD static float s (int j)
   {
     constexpr float t[15] = { 0.000000000e+00f, 4.067366431e-01f, 7.431448255e-01f, 9.510565163e-01f, 9.945218954e-01f, 8.660254038e-01f, 5.877852523e-01f, 2.079116908e-01f, -2.079116908e-01f, -5.877852523e-01f, -8.660254038e-01f, -9.945218954e-01f, -9.510565163e-01f, -7.431448255e-01f, -4.067366431e-01f };
     return t[j];
@@ -270,7 +265,7 @@ template <> struct CiW<15>
  * y_k = a_0 + sum_m (a_m + a_-m) cos(2 pi m k / R)
  *             + dir i (a_m - a_-m) sin(2 pi m k / R). */
 template <int R, int DIR>
-CI_FFT_HD void
+CI_HD void
 ci_dft_odd (float2 (&a)[R])
 {
   const int H = (R - 1) / 2;
@@ -309,10 +304,10 @@ CI_FFT_UNROLL
 /* N = A B from DFTs of A and B (radix 16 has its own 4 x 4 below):
  * c[r][s] = DFT_A over m of a[r + B m], times w_N^(r s), then
  * X[s + A u] = DFT_B over r of c[r][s]. */
-template <int R, int DIR> CI_FFT_HD void ci_dft (float2 (&a)[R]);
+template <int R, int DIR> CI_HD void ci_dft (float2 (&a)[R]);
 
 template <int A, int B, int DIR>
-CI_FFT_HD void
+CI_HD void
 ci_dft_ab (float2 (&a)[A * B])
 {
   constexpr int N = A * B;
@@ -348,7 +343,7 @@ CI_FFT_UNROLL
 }
 
 template <int R, int DIR>
-CI_FFT_HD void
+CI_HD void
 ci_dft (float2 (&a)[R])
 {
   if constexpr (R == 2) {
@@ -428,7 +423,7 @@ CI_FFT_UNROLL
 /* Shared-memory index of element i: one pad slot every 16 complex values,
  * so the strided writes of the first stages (stride R) hit distinct banks. */
 template <bool PAD>
-CI_FFT_HD int
+CI_HD int
 ci_fft_pad (int i)
 {
   return PAD ? i + (i >> 4) : i;
@@ -437,7 +432,7 @@ ci_fft_pad (int i)
 /* v[t] *= w^t, w = w1 (conjugated for DIR > 0): the powers as
  * w^t = w^(t/2) w^(t - t/2), a chain log2 R deep (error ~ a few ulp). */
 template <int R, int DIR>
-CI_FFT_HD void
+CI_HD void
 ci_fft_twiddle (float2 (&v)[R], float2 w1)
 {
   w1.y = DIR < 0 ? w1.y : -w1.y;
@@ -453,7 +448,7 @@ CI_FFT_UNROLL
 
 /* The inputs of butterfly j from src (one signal): src[j + t nb], t < R. */
 template <int R, bool PAD>
-CI_FFT_HD void
+CI_HD void
 ci_fft_load (const float2 * src, int nb, int j, float2 (&v)[R])
 {
 CI_FFT_UNROLL
@@ -462,9 +457,10 @@ CI_FFT_UNROLL
 }
 
 /* One butterfly: gather from src (one signal), twiddle, DFT. nb = n / R,
- * k = j mod Ns, unit = n / (Ns R): the twiddle of input t is tw[t k unit]. */
+ * k = j mod Ns; the twiddle of input t is tw[k unit]^t (unit = n / (Ns R)
+ * with the full table, 1 with a stage's row of ci_fft_stage_twiddles). */
 template <int R, int DIR, bool PAD>
-CI_FFT_HD void
+CI_HD void
 ci_fft_gather (const float2 * src, int nb, int j, int k, int unit,
     const float2 * tw, float2 (&v)[R])
 {
@@ -476,7 +472,7 @@ ci_fft_gather (const float2 * src, int nb, int j, int k, int unit,
 
 /* ... and scatter it: q = j / Ns, k = j mod Ns. */
 template <int R, bool PAD>
-CI_FFT_HD void
+CI_HD void
 ci_fft_scatter (float2 * dst, int Ns, int q, int k, const float2 (&v)[R])
 {
   const int base = q * Ns * R + k;
@@ -485,15 +481,23 @@ CI_FFT_UNROLL
     dst[ci_fft_pad<PAD> (base + t * Ns)] = v[t];
 }
 
-/* exp(-2 pi i m / n), m < n, computed in double. */
+/* exp(-2 pi i m / n), computed in double. */
+static inline float2
+ci_fft_w (int m, int n)
+{
+  double a = -2.0 * 3.14159265358979323846 * (double) m / (double) n;
+  float2 w;
+  w.x = (float) cos (a);
+  w.y = (float) sin (a);
+  return w;
+}
+
+/* The full table: tw[m] = exp(-2 pi i m / n), m < n. */
 static inline void
 ci_fft_twiddles (int n, float2 * tw)
 {
-  for (int m = 0; m < n; m++) {
-    double a = -2.0 * 3.14159265358979323846 * (double) m / (double) n;
-    tw[m].x = (float) cos (a);
-    tw[m].y = (float) sin (a);
-  }
+  for (int m = 0; m < n; m++)
+    tw[m] = ci_fft_w (m, n);
 }
 
 /* The kernels' twiddle table: stage s (after stages of radix product Ns,
@@ -506,11 +510,8 @@ ci_fft_stage_twiddles (const CiFftPlan * p, float2 * out)
   int off = 0, Ns = 1;
   for (int s = 0; s < p->nst; s++) {
     int R = ci_fft_radix (*p, s);
-    for (int k = 0; out && k < Ns; k++) {
-      double a = -2.0 * 3.14159265358979323846 * (double) k / (double) (Ns * R);
-      out[off + k].x = (float) cos (a);
-      out[off + k].y = (float) sin (a);
-    }
+    for (int k = 0; out && k < Ns; k++)
+      out[off + k] = ci_fft_w (k, Ns * R);
     off += Ns;
     Ns *= R;
   }
