@@ -81,10 +81,12 @@ struct CiFbCuda
   int fused;
   int t_rows, t_cols, cols;     /* threads per block; columns per block */
   size_t smem_rows, smem_cols;
-  int pitch;                    /* complex row pitch of fspec and kspec */
-  float2 *fspec;                /* 3 x ny x pitch half spectra */
+  int cgs;                      /* log2 of the spectra's column group */
+  size_t plane;                 /* complex values per channel of fspec, kspec */
+  float2 *fspec;                /* 3 planes of half spectra (spec_off) */
   float2 *twx, *twy;
   CiFftPlan px, py;
+  int pdl;                      /* programmatic dependent launch (sm_90+) */
 };
 
 namespace {
@@ -434,9 +436,19 @@ k_post (const uint8_t * __restrict__ in, size_t in_pitch,
 
 struct FusedGeo:Geo
 {
-  int pitch;                    /* complex row pitch of the spectra */
-  size_t plane;                 /* ny * pitch */
+  int cgs;                      /* log2 of the column group */
+  size_t plane;                 /* complex values per channel */
 };
+
+/* Fused spectra layout: groups of 2^cgs adjacent columns (one column
+ * block's), each group's ny rows of 2^cgs values contiguous, so a column
+ * block reads and writes one contiguous run and a row pair fills whole
+ * 32-byte sectors. Offset of column k's part; row y adds y << cgs. */
+CI_HD size_t
+spec_off (int cgs, int ny, int k)
+{
+  return (size_t) (k >> cgs) * ((size_t) ny << cgs) + (k & ((1 << cgs) - 1));
+}
 
 /* q = a / d for 0 <= a < 2^21 (a + 0.5 keeps the float product on the
  * right side of every integer), without an integer division. */
@@ -538,8 +550,10 @@ smem_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
 
 /* The same transform with n known at compile time (the default grids):
  * divisions by constants, and where a stride is a multiple of 16 the padded
- * addresses of a butterfly are one base plus constant offsets. */
-template <int N, int R, int NS, int DIR>
+ * addresses of a butterfly are one base plus constant offsets. PIN = false:
+ * the first stage's input is not padded (its reads are consecutive across a
+ * warp either way; the writer saves the index arithmetic). */
+template <int N, int R, int NS, int DIR, bool PIN>
 __device__ __forceinline__ void
 ct_stage (const float2 * in, float2 * out, int nsig, int ss,
     const float2 * tws)
@@ -550,7 +564,12 @@ ct_stage (const float2 * in, float2 * out, int nsig, int ss,
     const int sg = it / NB, j = it - sg * NB;
     const int q = j / NS, k = j - q * NS;
     float2 v[R];
-    if constexpr (NB % 16 == 0) {
+    if constexpr (!PIN) {
+      const float2 *src = in + sg * ss + j;
+#pragma unroll
+      for (int t = 0; t < R; t++)
+        v[t] = src[t * NB];
+    } else if constexpr (NB % 16 == 0) {
       const float2 *src = in + sg * ss + PADI (j);
 #pragma unroll
       for (int t = 0; t < R; t++)
@@ -569,13 +588,19 @@ ct_stage (const float2 * in, float2 * out, int nsig, int ss,
 #pragma unroll
       for (int t = 0; t < R; t++)
         dst[t * (NS + NS / 16)] = v[t];
+    } else if constexpr (NS == 1 && 16 % R == 0) {
+      /* q R .. q R + R - 1 lie between two pad slots */
+      float2 *dst = out + sg * ss + PADI (base);
+#pragma unroll
+      for (int t = 0; t < R; t++)
+        dst[t] = v[t];
     } else {
       ci_fft_scatter<R, true> (out + sg * ss, NS, q, k, v);
     }
   }
 }
 
-template <int N, int DIR, int S = 0, int NS = 1, int OFF = 0>
+template <int N, int DIR, bool PIN, int S = 0, int NS = 1, int OFF = 0>
 __device__ __forceinline__ float2 *
 ct_fft (float2 * a, float2 * b, int nsig, int ss, const float2 * tws)
 {
@@ -583,27 +608,36 @@ ct_fft (float2 * a, float2 * b, int nsig, int ss, const float2 * tws)
   if constexpr (R == 0) {
     return a;
   } else {
-    ct_stage<N, R, NS, DIR> (a, b, nsig, ss, tws + OFF);
+    ct_stage<N, R, NS, DIR, (PIN || S > 0)> (a, b, nsig, ss, tws + OFF);
     __syncthreads ();
-    return ct_fft<N, DIR, S + 1, NS * R, OFF + NS> (b, a, nsig, ss, tws);
+    return ct_fft<N, DIR, PIN, S + 1, NS * R, OFF + NS> (b, a, nsig, ss, tws);
   }
 }
 
-/* Compile-time kernels for sizes N1 and N2, the loop for the rest. */
-template <int DIR, int N1, int N2>
+/* Compile-time kernels for sizes N1 and N2, the loop for the rest. PIN =
+ * false: input not padded where fused_ct (n) says so. */
+template <int DIR, int N1, int N2, bool PIN = true>
 __device__ __forceinline__ float2 *
 sized_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
     const float2 * tws)
 {
   if (p.n == N1)
-    return ct_fft<N1, DIR> (a, b, nsig, ss, tws);
+    return ct_fft<N1, DIR, PIN> (a, b, nsig, ss, tws);
   if (p.n == N2)
-    return ct_fft<N2, DIR> (a, b, nsig, ss, tws);
+    return ct_fft<N2, DIR, PIN> (a, b, nsig, ss, tws);
   return smem_fft<DIR> (a, b, nsig, ss, p, tws);
 }
 
 /* The grids the default kernel gives at 1080p and 4K. */
 constexpr int ROW_A = 2048, ROW_B = 4096, COL_A = 1200, COL_B = 2400;
+
+/* Index of element i of a column FFT's input: not padded where the
+ * compile-time transform runs (sized_fft with PIN = false). */
+__device__ __forceinline__ int
+col_in (int n, int i)
+{
+  return n == COL_A || n == COL_B ? i : PADI (i);
+}
 
 /* Real row q = 3 r + c (row y0 + r, channel c) is half (q & 1) of signal q / 2. */
 __device__ __forceinline__ float2 *
@@ -611,7 +645,7 @@ fused_row (float2 * S, const FusedGeo & g, int q, int y0)
 {
   int r = q / 3, c = q - 3 * r;
   int y = y0 + r;
-  return y < g.h ? S + c * g.plane + (size_t) y * g.pitch : NULL;
+  return y < g.h ? S + c * g.plane + ((size_t) y << g.cgs) : NULL;
 }
 
 /* L2 prefetch of `bytes` from p, one 128-byte line per thread. */
@@ -624,8 +658,34 @@ prefetch_row (const void *p, size_t bytes)
 }
 
 /* Global loads in flight per thread in the fused kernels' load loops: one
- * at a time left them waiting on memory (ncu: long scoreboard). */
-#define FUSED_U 4
+ * at a time left them waiting on memory (ncu: long scoreboard). The row
+ * kernels load a 4K row pair in one round trip (768 threads: 5 pixels per
+ * row forward, 10 of the two rows inverse; H200, 4K: 0.515 -> 0.506 ms);
+ * 15 instead of 8 in the column kernel gained nothing. */
+#define FUSED_U_FWD 6
+#define FUSED_U_INV 10
+#define FUSED_U_COLS 8
+
+/* Programmatic dependent launch (sm_90+): a fused kernel lets the next one
+ * start once all its blocks run, and the next one does what does not read
+ * the previous one's output (shared tables, L2 prefetches) before it waits
+ * for it, on the SMs the previous kernel's last wave leaves idle. Older
+ * GPUs: no-ops, the launch has no attribute. */
+__device__ __forceinline__ void
+pdl_launch_next (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;":::"memory");
+#endif
+}
+
+__device__ __forceinline__ void
+pdl_wait_prev (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;":::"memory");
+#endif
+}
 
 /* Shared memory after the two FFT buffers: the stage twiddles (read once
  * per butterfly: from shared memory they stop costing a global-memory
@@ -657,24 +717,25 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
   const int n = g.nx, y0 = 2 * blockIdx.x, rs = fused_stride (n);
   const int nt = blockDim.x;
   typedef typename Px<T>::type V;
+  pdl_launch_next ();
   const float2 *tws = fused_twiddles (sm, 3, rs, px);
   const float *lut = fused_lut (sm, 3, rs, px);
   __syncthreads ();
   if (g.s == 1) {
-    /* FUSED_U pixels of both rows loaded before any is used; a zero pixel
+    /* FUSED_U_FWD pixels of both rows loaded before any is used; a zero pixel
      * (outside the frame) bright-passes to zero */
     const V zero = V ();
     const bool two = y0 + 1 < g.h;
-    for (int x0 = threadIdx.x; x0 < n; x0 += FUSED_U * nt) {
-      V pa[FUSED_U], pb[FUSED_U];
+    for (int x0 = threadIdx.x; x0 < n; x0 += FUSED_U_FWD * nt) {
+      V pa[FUSED_U_FWD], pb[FUSED_U_FWD];
 #pragma unroll
-      for (int u = 0; u < FUSED_U; u++) {
+      for (int u = 0; u < FUSED_U_FWD; u++) {
         int x = x0 + u * nt;
         pa[u] = x < g.w ? load_px<T> (in, pitch, x, y0) : zero;
         pb[u] = x < g.w && two ? load_px<T> (in, pitch, x, y0 + 1) : zero;
       }
 #pragma unroll
-      for (int u = 0; u < FUSED_U; u++) {
+      for (int u = 0; u < FUSED_U_FWD; u++) {
         int x = x0 + u * nt;
         if (x >= n)
           break;
@@ -706,15 +767,16 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
   /* X = (Z[k] + Z*[n-k]) / 2, Y = (Z[k] - Z*[n-k]) / 2i, k <= n/2 */
   for (int k = threadIdx.x; k <= n / 2; k += blockDim.x) {
     const int km = k == 0 ? 0 : n - k;
+    const size_t ko = spec_off (g.cgs, g.ny, k);
 #pragma unroll
     for (int sg = 0; sg < 3; sg++) {
       float2 zk = z[sg * rs + PADI (k)], zm = z[sg * rs + PADI (km)];
       float2 *ra = fused_row (S, g, 2 * sg, y0);
       float2 *rb = fused_row (S, g, 2 * sg + 1, y0);
       if (ra)
-        ra[k] = make_float2 (0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+        ra[ko] = make_float2 (0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
       if (rb)
-        rb[k] = make_float2 (0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
+        rb[ko] = make_float2 (0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
     }
   }
 }
@@ -730,52 +792,61 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
   const int nxc = g.nx / 2 + 1;
   const int cn = nxc - k0 < C ? nxc - k0 : C;
   const int n = g.ny, ss = fused_stride (n);
-  float2 *Sc = S + c * g.plane + k0;
-  const float2 *Kc = K + (kch == 3 ? c : 0) * g.plane + k0;
+  /* this block's column group: row y's C values at y * C */
+  float2 *Sc = S + c * g.plane + spec_off (g.cgs, n, k0);
+  const float2 *Kc = K + (kch == 3 ? c : 0) * g.plane + spec_off (g.cgs, n, k0);
   const int nt = blockDim.x;
+  pdl_launch_next ();
   const float2 *tws = fused_twiddles (sm, C, ss, py);
   /* the kernel spectrum is read after the forward FFT: towards L2 now */
-  for (int y = threadIdx.x; y < n; y += nt)
-    asm volatile ("prefetch.global.L2 [%0];"::"l" (Kc + (size_t) y * g.pitch));
-  for (int i0 = threadIdx.x; i0 < C * n; i0 += 2 * FUSED_U * nt) {
-    float2 v[2 * FUSED_U];
+  prefetch_row (Kc, (size_t) C * n * sizeof (float2));
+  pdl_wait_prev ();
+  /* this block's columns towards L2 at once: each load round below then
+   * waits on L2, not on memory (H200, 4K: with the row pass's prefetch
+   * 0.505 -> 0.483 ms) */
+  prefetch_row (Sc, (size_t) C * g.h * sizeof (float2));
+  for (int i0 = threadIdx.x; i0 < C * n; i0 += FUSED_U_COLS * nt) {
+    float2 v[FUSED_U_COLS];
 #pragma unroll
-    for (int u = 0; u < 2 * FUSED_U; u++) {
+    for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
-      v[u] = y < g.h && col < cn ? Sc[(size_t) y * g.pitch + col]
+      v[u] = y < g.h && col < cn ? Sc[(size_t) y * C + col]
           : make_float2 (0.0f, 0.0f);
     }
 #pragma unroll
-    for (int u = 0; u < 2 * FUSED_U; u++) {
+    for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
       if (i < C * n)
-        sm[col * ss + PADI (y)] = v[u];
+        sm[col * ss + col_in (n, y)] = v[u];
     }
   }
   __syncthreads ();
   float2 *other = sm + C * ss;
-  float2 *z = sized_fft<-1, COL_A, COL_B> (sm, other, C, ss, py, tws);
-  for (int i0 = threadIdx.x; i0 < C * n; i0 += 2 * FUSED_U * nt) {
-    float2 kv[2 * FUSED_U];
+  float2 *z = sized_fft<-1, COL_A, COL_B, false> (sm, other, C, ss, py, tws);
+  /* the product goes to the free buffer, as the inverse's input */
+  float2 *zi = z == sm ? other : sm;
+  for (int i0 = threadIdx.x; i0 < C * n; i0 += FUSED_U_COLS * nt) {
+    float2 kv[FUSED_U_COLS];
 #pragma unroll
-    for (int u = 0; u < 2 * FUSED_U; u++) {
+    for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
-      kv[u] = i < C * n && col < cn ? __ldg (Kc + (size_t) y * g.pitch + col)
+      kv[u] = i < C * n && col < cn ? __ldg (Kc + (size_t) y * C + col)
           : make_float2 (0.0f, 0.0f);
     }
 #pragma unroll
-    for (int u = 0; u < 2 * FUSED_U; u++) {
+    for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
-      if (i < C * n && col < cn)
-        z[col * ss + PADI (y)] = ci_cmul (z[col * ss + PADI (y)], kv[u]);
+      if (i < C * n)
+        zi[col * ss + col_in (n, y)] = col < cn ?
+            ci_cmul (z[col * ss + PADI (y)], kv[u]) : make_float2 (0.0f, 0.0f);
     }
   }
   __syncthreads ();
-  z = sized_fft<1, COL_A, COL_B> (z, z == sm ? other : sm, C, ss, py, tws);
+  z = sized_fft<1, COL_A, COL_B, false> (zi, z, C, ss, py, tws);
   for (int i = threadIdx.x; i < C * g.h; i += blockDim.x) {
     int y = i / C, col = i - y * C;
     if (col < cn)
-      Sc[(size_t) y * g.pitch + col] = z[col * ss + PADI (y)];
+      Sc[(size_t) y * C + col] = z[col * ss + PADI (y)];
   }
 }
 
@@ -797,16 +868,26 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
     for (int r = 0; r < 2 && y0 + r < g.height; r++)
       prefetch_row (in + (size_t) (y0 + r) * in_pitch,
           (size_t) g.width * 4 * sizeof (T));
+  pdl_wait_prev ();
+  /* the row pair's half spectra towards L2 (a group's values of the two
+   * rows are contiguous): the merge's load rounds then wait on L2 */
+  for (int i = threadIdx.x; i < 3 * ((half + 1 + (1 << g.cgs) - 1) >> g.cgs);
+      i += nt) {
+    int c = i % 3, gi = i / 3;
+    asm volatile ("prefetch.global.L2 [%0];"::"l" (S + c * g.plane
+            + spec_off (g.cgs, g.ny, gi << g.cgs) + ((size_t) y0 << g.cgs)));
+  }
   /* Z = X + iY from the half spectra; Z[n-k] = X*[k] + i Y*[k]. DC and
    * Nyquist of a real signal are real: their imaginary parts are dropped,
    * as a C2R transform does. */
   for (int k = threadIdx.x; k <= half; k += nt) {
+    const size_t ko = spec_off (g.cgs, g.ny, k);
 #pragma unroll
     for (int sg = 0; sg < 3; sg++) {
       const float2 *ra = fused_row ((float2 *) S, g, 2 * sg, y0);
       const float2 *rb = fused_row ((float2 *) S, g, 2 * sg + 1, y0);
-      float2 a = ra ? ra[k] : make_float2 (0.0f, 0.0f);
-      float2 b = rb ? rb[k] : make_float2 (0.0f, 0.0f);
+      float2 a = ra ? ra[ko] : make_float2 (0.0f, 0.0f);
+      float2 b = rb ? rb[ko] : make_float2 (0.0f, 0.0f);
       if (k == 0 || k == half)
         a.y = b.y = 0.0f;
       sm[sg * rs + PADI (k)] = make_float2 (a.x - b.y, a.y + b.x);
@@ -818,16 +899,16 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
   const float2 *z = sized_fft<1, ROW_A, ROW_B> (sm, sm + 3 * rs, 3, rs, px, tws);
   if (g.s == 1) {
     typedef typename Px<T>::type V;
-    for (int i0 = threadIdx.x; i0 < 2 * g.width; i0 += FUSED_U * nt) {
-      V p[FUSED_U];
+    for (int i0 = threadIdx.x; i0 < 2 * g.width; i0 += FUSED_U_INV * nt) {
+      V p[FUSED_U_INV];
 #pragma unroll
-      for (int u = 0; u < FUSED_U; u++) {
+      for (int u = 0; u < FUSED_U_INV; u++) {
         int i = i0 + u * nt, r = i >= g.width, x = i - r * g.width;
         if (i < 2 * g.width && y0 + r < g.height)
           p[u] = load_px<T> (in, in_pitch, x, y0 + r);
       }
 #pragma unroll
-      for (int u = 0; u < FUSED_U; u++) {
+      for (int u = 0; u < FUSED_U_INV; u++) {
         int i = i0 + u * nt, r = i >= g.width, x = i - r * g.width;
         if (i >= 2 * g.width || y0 + r >= g.height)
           continue;
@@ -858,17 +939,19 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
   }
 }
 
-/* Kernel spectrum (cuFFT R2C layout, nxc per row) -> pitched rows, scaled. */
+/* Kernel spectrum (cuFFT R2C layout, nxc per row) -> the fused layout
+ * (spec_off), scaled. */
 __global__ void
-k_scale_pitch (const float2 * __restrict__ src, float2 * __restrict__ dst,
-    int nxc, int ny, int pitch, float s)
+k_scale_groups (const float2 * __restrict__ src, float2 * __restrict__ dst,
+    int nxc, int ny, int cgs, float s)
 {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y;
   if (k >= nxc)
     return;
   float2 v = src[(size_t) y * nxc + k];
-  dst[(size_t) y * pitch + k] = make_float2 (v.x * s, v.y * s);
+  dst[spec_off (cgs, ny, k) + ((size_t) y << cgs)] =
+      make_float2 (v.x * s, v.y * s);
 }
 
 /* ---- naive baseline: one job per kernel ---- */
@@ -1235,6 +1318,9 @@ fused_config (CiFbCuda * c, int nx, int ny)
         tc = t;
       }
   }
+  int cc = 0;
+  c->pdl = cudaDeviceGetAttribute (&cc, cudaDevAttrComputeCapabilityMajor,
+      dev) == cudaSuccess && cc >= 9 && !env_int ("CI_FB_NO_PDL", 0);
   cudaGetLastError ();
   c->t_rows = tr;
   c->t_cols = tc;
@@ -1265,8 +1351,9 @@ static int
 alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
 {
   size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
-  c->pitch = (nx / 2 + 1 + 7) / 8 * 8;
-  size_t plane = (size_t) ny * c->pitch;
+  int groups = (nx / 2 + 1 + c->cols - 1) / c->cols;
+  for (c->cgs = 0; (1 << c->cgs) < c->cols; c->cgs++);
+  size_t plane = c->plane = (size_t) groups * c->cols * ny;
   CHECK (cudaMalloc (&c->grid, 3 * np * sizeof (float)));
   CHECK (cudaMalloc (&c->spec, kch * ncp * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->kspec, kch * plane * sizeof (cufftComplex)));
@@ -1283,6 +1370,9 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
   CHECK (cudaFuncSetAttribute (fused_cols_kernel (c->cols),
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
+  CHECK (cudaFuncSetAttribute (fused_cols_kernel (c->cols),
+          cudaFuncAttributePreferredSharedMemoryCarveout,
+          cudaSharedmemCarveoutMaxShared));
   CHECK_FFT (cufftPlan2d (&c->kfwd, ny, nx, CUFFT_R2C));
   c->have_kfwd = 1;
   c->fused = 1;
@@ -1451,9 +1541,9 @@ ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
           != CUFFT_SUCCESS)
         err = (int) cudaErrorUnknown;
     for (int ch = 0; ch < k->channels && !err && c->fused; ch++) {
-      k_scale_pitch <<< dim3 (grid1 (c->nxc, 256), ny), 256, 0, st >>> ((float2
-              *) c->spec + ch * ncp, (float2 *) c->kspec
-          + ch * (size_t) ny * c->pitch, c->nxc, ny, c->pitch, norm);
+      k_scale_groups <<< dim3 (grid1 (c->nxc, 256), ny), 256, 0, st >>> ((float2
+              *) c->spec + ch * ncp, (float2 *) c->kspec + ch * c->plane,
+          c->nxc, ny, c->cgs, norm);
       err = (int) cudaGetLastError ();
     }
     if (!err && !c->fused) {
@@ -1511,6 +1601,28 @@ done:
     int e2 = (int) cudaFreeAsync (dk, st);
     return err ? err : e2;
   }
+}
+
+/* Launches k after the previous kernel on st, dependent-launched (see
+ * pdl_wait_prev) where the device has it. */
+template <typename... P, typename... A>
+static cudaError_t
+launch_after (const CiFbCuda * c, void (*k) (P...), unsigned blocks,
+    int threads, size_t smem, cudaStream_t st, A... args)
+{
+  cudaLaunchConfig_t cfg = { };
+  cudaLaunchAttribute at[1];
+  cfg.gridDim = dim3 (blocks);
+  cfg.blockDim = dim3 (threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  if (c->pdl) {
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx (&cfg, k, ((P) args)...);
 }
 
 template <typename T>
@@ -1579,19 +1691,21 @@ process_t (CiFbCuda * c, const uint8_t * in, size_t in_pitch, uint8_t * out,
   if (c->fused) {
     FusedGeo fg;
     static_cast<Geo &> (fg) = g;
-    fg.pitch = c->pitch;
-    fg.plane = (size_t) g.ny * c->pitch;
+    fg.cgs = c->cgs;
+    fg.plane = c->plane;
     int rows = (g.h + 1) / 2;
+    /* not dependent-launched: what precedes it on the stream (an upload,
+     * the previous frame's inverse pass still reading fspec) is unknown */
     k_fused_rows_fwd<T> <<< rows, c->t_rows, c->smem_rows, st >>> (in,
         in_pitch, fg, f, p, c->px, c->fspec);
     CHECK_LAUNCH ();
     unsigned nb = 3 * ((c->nxc + c->cols - 1) / c->cols);
-    fused_cols_kernel (c->cols) <<< nb, c->t_cols, c->smem_cols, st >>>
-        (c->fspec, (const float2 *) c->kspec, fg, c->kch, c->py);
-    CHECK_LAUNCH ();
-    k_fused_rows_inv<T> <<< rows, c->t_rows, c->smem_rows, st >>> (c->fspec,
-        fg, c->px, in, in_pitch, out, out_pitch, f, p, c->grid);
-    CHECK_LAUNCH ();
+    CHECK (launch_after (c, fused_cols_kernel (c->cols), nb, c->t_cols,
+            c->smem_cols, st, c->fspec, (const float2 *) c->kspec, fg,
+            c->kch, c->py));
+    CHECK (launch_after (c, k_fused_rows_inv<T>, rows, c->t_rows,
+            c->smem_rows, st, (const float2 *) c->fspec, fg, c->px, in,
+            in_pitch, out, out_pitch, f, p, c->grid));
     if (g.s != 1) {
       BloomR2C L = { c->grid, g.np, g.nx };
       k_post<T, BloomR2C> <<< grid2 (g.width, g.height, b), b, 0, st >>> (in,

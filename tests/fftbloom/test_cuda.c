@@ -229,6 +229,13 @@ run_mode (int mode)
     frame (&g, "default glare 1080p", 1920, 1080, &fmts[0], &p, 410);
     frame (&g, "default glare 1080p", 1920, 1080, &fmts[4], &p, 411);
     ci_fb_kernel_free (k);
+    /* 4096x2400: the 4K compile-time instances and the 4K load shapes */
+    k = ci_fb_kernel_for_frame (&gl, NULL, 0.1f, -1, -1, 3840, 2160, 1);
+    set_kernel (&g, k, 3840, 2160, 1);
+    EXPECT (ci_fb_cuda_fused (g.ctx), "fused: 4K not on the fused path");
+    frame (&g, "default glare 4K", 3840, 2160, &fmts[0], &p, 413);
+    frame (&g, "default glare 4K", 3840, 2160, &fmts[4], &p, 414);
+    ci_fb_kernel_free (k);
     /* a 7 in both grid sizes, odd frame */
     k = random_kernel (37, 31, 1, 30, 3, 27);
     set_kernel (&g, k, 621, 299, 1);
