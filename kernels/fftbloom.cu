@@ -439,7 +439,7 @@ struct FusedGeo:Geo
 {
   int cgs;                      /* log2 of the column group */
   size_t plane;                 /* complex values per channel */
-  int ahead;                    /* blocks of a wave (SMs): the rows forward
+  int ahead;                    /* SMs: at one block per SM (4K rows) the
                                  * block one wave ahead is blockIdx.x + ahead */
 };
 
@@ -618,7 +618,7 @@ ct_fft (float2 * a, float2 * b, int nsig, int ss, const float2 * tws)
 }
 
 /* Compile-time kernels for sizes N1 and N2, the loop for the rest. PIN =
- * false: input not padded where fused_ct (n) says so. */
+ * false: the compile-time kernels take their input unpadded (col_in). */
 template <int DIR, int N1, int N2, bool PIN = true>
 __device__ __forceinline__ float2 *
 sized_fft (float2 * a, float2 * b, int nsig, int ss, const CiFftPlan & p,
@@ -662,9 +662,10 @@ prefetch_row (const void *p, size_t bytes)
 
 /* Global loads in flight per thread in the fused kernels' load loops: one
  * at a time left them waiting on memory (ncu: long scoreboard). The row
- * kernels load a 4K row pair in one round trip (768 threads: 5 pixels per
- * row forward, 10 of the two rows inverse; H200, 4K: 0.515 -> 0.506 ms);
- * 15 instead of 8 in the column kernel gained nothing. */
+ * kernels load a row pair in one round trip at 1080p and 4K (forward: 6 of
+ * each row covers the grid's 2048 / 4096 columns with 384 / 768 threads;
+ * inverse: 10 over the two rows of 1920 / 3840 pixels; H200, 4K: 0.515 ->
+ * 0.511 ms); 15 instead of 8 in the column kernel gained nothing. */
 #define FUSED_U_FWD 6
 #define FUSED_U_INV 10
 #define FUSED_U_COLS 8
