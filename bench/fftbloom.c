@@ -472,7 +472,7 @@ main (int argc, char **argv)
   ci_fb_glare_defaults (&g);
   if (argc > 1 && !strcmp (argv[1], "--fused")) {
     /* the fused path's block shapes against the cuFFT path */
-    static const char *cfg[][3] = { {"", "", "4"}, {"", "", "2"},
+    static const char *cfg[][3] = { {"", "", ""}, {"", "", "4"}, {"", "", "2"},
     {"", "640", "4"}, {"", "480", "4"}, {"", "768", "4"}, {"", "320", "2"}
     };
     /* --fused 4k: only 3840x2160 (for profiling) */
@@ -494,7 +494,7 @@ main (int argc, char **argv)
           setenv ("CI_FB_FUSED_COLS", cfg[c][2], 1);
           snprintf (what, sizeof what, "%s, fused T %s/%s C %s",
               ks ? "frame-sized" : "default", *cfg[c][0] ? cfg[c][0] : "auto",
-              *cfg[c][1] ? cfg[c][1] : "auto", cfg[c][2]);
+              *cfg[c][1] ? cfg[c][1] : "auto", *cfg[c][2] ? cfg[c][2] : "auto");
           bench_mode (what, CI_FB_MODE_FUSED, k, w, h, 1, &fr, st);
         }
         unsetenv ("CI_FB_FUSED_T_ROWS");

@@ -443,10 +443,11 @@ struct FusedGeo:Geo
                                  * block one wave ahead is blockIdx.x + ahead */
 };
 
-/* Fused spectra layout: groups of 2^cgs adjacent columns (one column
- * block's), each group's ny rows of 2^cgs values contiguous, so a column
- * block reads and writes one contiguous run and a row pair fills whole
- * 32-byte sectors. Offset of column k's part; row y adds y << cgs. */
+/* Fused spectra layout: groups of G = 2^cgs adjacent columns (at least 4,
+ * and at least a column block's), each group's ny rows of G values
+ * contiguous, so a row pair writes and reads whole 32-byte sectors and a
+ * column block's data is one contiguous run. Offset of column k's part;
+ * row y adds y << cgs. */
 CI_HD size_t
 spec_off (int cgs, int ny, int k)
 {
@@ -806,25 +807,27 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
   const int nxc = g.nx / 2 + 1;
   const int cn = nxc - k0 < C ? nxc - k0 : C;
   const int n = g.ny, ss = fused_stride (n);
-  /* this block's column group: row y's C values at y * C */
+  /* this block's columns: row y's C values at y * G */
+  const int G = 1 << g.cgs;
   float2 *Sc = S + c * g.plane + spec_off (g.cgs, n, k0);
   const float2 *Kc = K + (kch == 3 ? c : 0) * g.plane + spec_off (g.cgs, n, k0);
+  const int kg = k0 & (G - 1);  /* offset in the group */
   const int nt = blockDim.x;
   pdl_launch_next ();
   const float2 *tws = fused_twiddles (sm, C, ss, py);
   /* the kernel spectrum is read after the forward FFT: towards L2 now */
-  prefetch_row (Kc, (size_t) C * n * sizeof (float2));
+  prefetch_row (Kc - kg, (size_t) G * n * sizeof (float2));
   pdl_wait_prev ();
   /* this block's columns towards L2 at once: each load round below then
    * waits on L2, not on memory (H200, 4K: with the row pass's prefetch
    * 0.505 -> 0.483 ms) */
-  prefetch_row (Sc, (size_t) C * g.h * sizeof (float2));
+  prefetch_row (Sc - kg, (size_t) G * g.h * sizeof (float2));
   for (int i0 = threadIdx.x; i0 < C * n; i0 += FUSED_U_COLS * nt) {
     float2 v[FUSED_U_COLS];
 #pragma unroll
     for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
-      v[u] = y < g.h && col < cn ? Sc[(size_t) y * C + col]
+      v[u] = y < g.h && col < cn ? Sc[(size_t) y * G + col]
           : make_float2 (0.0f, 0.0f);
     }
 #pragma unroll
@@ -844,7 +847,7 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
 #pragma unroll
     for (int u = 0; u < FUSED_U_COLS; u++) {
       int i = i0 + u * nt, y = i / C, col = i - y * C;
-      kv[u] = i < C * n && col < cn ? __ldg (Kc + (size_t) y * C + col)
+      kv[u] = i < C * n && col < cn ? __ldg (Kc + (size_t) y * G + col)
           : make_float2 (0.0f, 0.0f);
     }
 #pragma unroll
@@ -860,7 +863,7 @@ k_fused_cols (float2 * __restrict__ S, const float2 * __restrict__ K,
   for (int i = threadIdx.x; i < C * g.h; i += blockDim.x) {
     int y = i / C, col = i - y * C;
     if (col < cn)
-      Sc[(size_t) y * C + col] = z[col * ss + PADI (y)];
+      Sc[(size_t) y * G + col] = z[col * ss + PADI (y)];
   }
 }
 
@@ -1298,11 +1301,20 @@ fused_config (CiFbCuda * c, int nx, int ny)
   optin = lim < optin ? lim : optin;
   if (!ci_fft_plan (&c->px, nx) || !ci_fft_plan (&c->py, ny))
     return 0;
-  int C = env_int ("CI_FB_FUSED_COLS", 4);
+  /* 4 columns per block, or 2 where a block of 4 would be alone on an SM
+   * (two blocks share its barrier stalls; the spectra stay in groups of 4
+   * either way. 4K, H200: 0.492 -> 0.482 ms; 1080p, where 4 columns
+   * already run two blocks per SM: 0.136 against 0.141) */
+  int smsm = 0;
+  if (cudaDeviceGetAttribute (&smsm,
+          cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess)
+    smsm = optin;
+  int C = env_int ("CI_FB_FUSED_COLS", 0);
+  if (!C)
+    C = 2 * (2 * 4 * (size_t) fused_stride (ny) + ny + 128) * sizeof (float2)
+        > (size_t) smsm ? 2 : 4;
   if (C != 1 && C != 2 && C != 4 && C != 8)
     return 0;
-  /* 4 columns: whole 32-byte sectors per row (4K, H200: 0.56 ms against
-   * 0.59 with 2 columns and two blocks per SM) */
   while (C > 1 && (2 * (size_t) C * fused_stride (ny) + ny) * sizeof (float2)
       > (size_t) optin)
     C /= 2;
@@ -1320,11 +1332,7 @@ fused_config (CiFbCuda * c, int nx, int ny)
   /* one column block per SM anyway (shared memory): as many threads as
    * make the fewest rounds (4K, H200: 640 instead of 608, 0.517 ms against
    * 0.524) */
-  int smsm = 0;
-  if (!getenv ("CI_FB_FUSED_T_COLS")
-      && cudaDeviceGetAttribute (&smsm,
-          cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess
-      && 2 * (sc + 1024) > (size_t) smsm) {
+  if (!getenv ("CI_FB_FUSED_T_COLS") && 2 * (sc + 1024) > (size_t) smsm) {
     int best = fused_rounds (&c->py, C, tc);
     for (int t = tc + 32; t <= FUSED_MAX_T; t += 32)
       if (fused_rounds (&c->py, C, t) < best) {
@@ -1367,9 +1375,12 @@ static int
 alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
 {
   size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
-  int groups = (nx / 2 + 1 + c->cols - 1) / c->cols;
-  for (c->cgs = 0; (1 << c->cgs) < c->cols; c->cgs++);
-  size_t plane = c->plane = (size_t) groups * c->cols * ny;
+  /* groups of at least 4 columns: whole sectors for the row passes (2
+   * would halve them: H200, 4K, rows passes 0.35 -> 0.46 ms) */
+  int G = c->cols > 4 ? c->cols : 4;
+  int groups = (nx / 2 + 1 + G - 1) / G;
+  for (c->cgs = 0; (1 << c->cgs) < G; c->cgs++);
+  size_t plane = c->plane = (size_t) groups * G * ny;
   CHECK (cudaMalloc (&c->grid, 3 * np * sizeof (float)));
   CHECK (cudaMalloc (&c->spec, kch * ncp * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->kspec, kch * plane * sizeof (cufftComplex)));
