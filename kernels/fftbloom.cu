@@ -661,6 +661,16 @@ prefetch_row (const void *p, size_t bytes)
     asm volatile ("prefetch.global.L2 [%0];"::"l" ((const char *) p + o));
 }
 
+/* Frame rows y and y + 1 (those inside the frame) towards L2. */
+template <typename T>
+__device__ __forceinline__ void
+prefetch_pair (const uint8_t * in, size_t pitch, int y, const Geo & g)
+{
+  for (int r = 0; r < 2 && y + r < g.height; r++)
+    prefetch_row (in + (size_t) (y + r) * pitch,
+        (size_t) g.width * 4 * sizeof (T));
+}
+
 /* Global loads in flight per thread in the fused kernels' load loops: one
  * at a time left them waiting on memory (ncu: long scoreboard). The row
  * kernels load a row pair in one round trip at 1080p and 4K (forward: 6 of
@@ -726,13 +736,8 @@ k_fused_rows_fwd (const uint8_t * __restrict__ in, size_t pitch, FusedGeo g,
   /* the row pair one wave ahead towards L2 (H100: 0.503 -> 0.497 ms at
    * 4K, H200 0.485 -> 0.483; the same for the other passes' next-wave
    * spectra was slower: 0.52-0.55 on the H100) */
-  {
-    const int ya = 2 * (blockIdx.x + g.ahead);
-    if (g.s == 1)
-      for (int r = 0; r < 2 && ya + r < g.height; r++)
-        prefetch_row (in + (size_t) (ya + r) * pitch,
-            (size_t) g.width * 4 * sizeof (T));
-  }
+  if (g.s == 1)
+    prefetch_pair<T> (in, pitch, 2 * (blockIdx.x + g.ahead), g);
   const float2 *tws = fused_twiddles (sm, 3, rs, px);
   const float *lut = fused_lut (sm, 3, rs, px);
   __syncthreads ();
@@ -882,9 +887,7 @@ k_fused_rows_inv (const float2 * __restrict__ S, FusedGeo g, CiFftPlan px,
   const int nt = blockDim.x;
   /* the frame rows are read after the FFT: start them towards L2 now */
   if (g.s == 1)
-    for (int r = 0; r < 2 && y0 + r < g.height; r++)
-      prefetch_row (in + (size_t) (y0 + r) * in_pitch,
-          (size_t) g.width * 4 * sizeof (T));
+    prefetch_pair<T> (in, in_pitch, y0, g);
   pdl_wait_prev ();
   /* the row pair's half spectra towards L2 (a group's values of the two
    * rows are contiguous): the merge's load rounds then wait on L2 */
