@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cibench_gate.h"
 #include <time.h>
 #include "../reference/fftbloom.h"
 #include "../kernels/fftbloom.h"
@@ -81,27 +82,6 @@ frames_free (Frames * fr)
   }
   free (fr->in);
   free (fr->out);
-}
-
-/* Queue priming: a host function holds the stream until a whole batch of
- * frames is queued behind it; gives up after 0.5 s so a call that
- * synchronises inside cannot deadlock it. */
-static volatile int release_flag;
-static int gate_timeouts;
-
-static void CUDART_CB
-gate (void *arg)
-{
-  struct timespec t0, t;
-  (void) arg;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
-  while (!release_flag) {
-    clock_gettime (CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) * 1e9 + (t.tv_nsec - t0.tv_nsec) > 5e8) {
-      gate_timeouts++;
-      break;
-    }
-  }
 }
 
 typedef void (*FrameFn) (void *arg, int j, cudaStream_t st);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cibench_gate.h"
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "supersample_cuda.h"
@@ -21,28 +22,6 @@ cmpf (const void *a, const void *b)
 }
 
 typedef struct { int sw, sh, dw, dh, C, bps; const char *name; } Case;
-
-/* Queue priming, as nvbench's blocking kernel: a host function holds the
- * stream until a whole batch of calls is queued behind it, so the events time
- * the GPU's work alone, not how fast the host submits it. It gives up after
- * 0.5 s so a library that synchronises inside a call cannot deadlock it. */
-static volatile int release_flag;
-static int gate_timeouts;
-
-static void CUDART_CB
-gate (void *arg)
-{
-  struct timespec t0, t;
-  (void) arg;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
-  while (!release_flag) {
-    clock_gettime (CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) * 1e9 + (t.tv_nsec - t0.tv_nsec) > 5e8) {
-      gate_timeouts++;
-      break;
-    }
-  }
-}
 
 #define BATCH 50
 
