@@ -67,7 +67,11 @@ main (int argc, char **argv)
   const int nconf = (int) (sizeof confs / sizeof confs[0]);
   float med[16], agg[16], agg1[16], mn[16];
   size_t mem[16];
+  /* CI_SGM_BENCH_CONF = i: only configuration i (for profilers) */
+  const char *only = getenv ("CI_SGM_BENCH_CONF");
   for (int c = 0; c < nconf; c++) {
+    if (only && *only && atoi (only) != c)
+      continue;
     const Conf *k = &confs[c];
     SgmParams p;
     sgm_params_init (&p, k->w, k->h);
@@ -252,6 +256,8 @@ main (int argc, char **argv)
       "libSGM 3.1 H200 ms | speed-up |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int c = 0; c < nconf; c++) {
+    if (only && *only && atoi (only) != c)
+      continue;
     const Conf *k = &confs[c];
     char su[32] = "-", ls[32] = "-";
     if (k->libsgm_ms > 0) {

@@ -65,6 +65,16 @@ int sgm_cuda_aggregate_final (const uint8_t * vols, int nvol, size_t vstride,
  * right_key must hold 0xffffffff on entry). */
 int sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
     int16_t * dint, uint32_t * right_key, ci_stream_t stream);
+/* The same on sum + sum2 (two volumes holding disjoint sets of paths;
+ * sum2 may be NULL). */
+int sgm_cuda_wta2 (const uint16_t * sum, const uint16_t * sum2,
+    const SgmParams * p, int16_t * disp, int16_t * dint,
+    uint32_t * right_key, ci_stream_t stream);
+/* The same on the sum of @nvol (1..8) uint8 path volumes (the layout of
+ * sgm_cuda_aggregate_path_u8, @vstride bytes apart). */
+int sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
+    const SgmParams * p, int16_t * disp, int16_t * dint,
+    uint32_t * right_key, ci_stream_t stream);
 /* dright[i] = right_key[i] & 2047, or -1 (tests only). */
 int sgm_cuda_right_from_keys (const uint32_t * right_key, int n,
     int16_t * dright, ci_stream_t stream);

@@ -211,12 +211,21 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   for (int dir = 0; dir < p.paths; dir++)
     KL (sgm_cuda_aggregate_path (dcost, &p, dir, dacc, dir > 0, stream));
   compare_sum (tag, "summed volume", dacc, acc, n, D);
+  /* the pipeline's default split: the horizontal paths (0, 1) in a second
+   * volume, the others in the first; the WTA adds them */
+  uint16_t *dsplit_h = dalloc (nvs * 2), *dsplit_o = dalloc (nvs * 2);
+  poison (dsplit_h, nvs * 2);
+  poison (dsplit_o, nvs * 2);
+  for (int dir = 0; dir < 2; dir++)
+    KL (sgm_cuda_aggregate_path (dcost, &p, dir, dsplit_h, dir > 0, stream));
+  for (int dir = 2; dir < p.paths; dir++)
+    KL (sgm_cuda_aggregate_path (dcost, &p, dir, dsplit_o, dir > 2, stream));
 
   /* the pipeline's u8 form: each path alone as uint8 volumes, then the
    * fused last pass (path 0 + the others + WTA) */
   const int u8ok = sgm_cuda_u8_ok (&p);
   const size_t vstride = (nvs + 255) & ~(size_t) 255;
-  uint8_t *dvols = NULL;
+  uint8_t *dvols = NULL, *dpaths = NULL;
   if (u8ok) {
     dvols = dalloc (vstride * 8);
     uint16_t *one = malloc (nv * 2);
@@ -249,6 +258,11 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     for (int dir = 1; dir < p.paths; dir++)
       KL (sgm_cuda_aggregate_path_u8 (dvols, &p, dir, dvols + dir * vstride,
               stream));
+    /* every path in its own volume, for the WTA over uint8 volumes */
+    dpaths = dalloc (vstride * p.paths);
+    for (int dir = 0; dir < p.paths; dir++)
+      KL (sgm_cuda_aggregate_path_u8 (dvols, &p, dir, dpaths + dir * vstride,
+              stream));
   }
   CK (cudaFree (dcost));
 
@@ -270,6 +284,31 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   poison (ddisp, n * 2);
   KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, NULL, stream));
   compare (tag, "WTA disparity (no right)", ddisp, disp, n, 2);
+  poison (ddisp, n * 2);
+  poison (ddint, n * 2);
+  CK (cudaMemset (dkey, 0xff, n * 4));
+  KL (sgm_cuda_wta2 (dsplit_o, dsplit_h, &p, ddisp, ddint, dkey, stream));
+  KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
+  compare (tag, "split WTA disparity", ddisp, disp, n, 2);
+  compare (tag, "split WTA index", ddint, dint, n, 2);
+  compare (tag, "split right WTA", ddr, dr, n, 2);
+  CK (cudaFree (dsplit_h));
+  CK (cudaFree (dsplit_o));
+  if (dpaths) {
+    poison (ddisp, n * 2);
+    poison (ddint, n * 2);
+    CK (cudaMemset (dkey, 0xff, n * 4));
+    KL (sgm_cuda_wta_u8 (dpaths, p.paths, vstride, &p, ddisp, ddint, dkey,
+            stream));
+    KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
+    compare (tag, "uint8 volumes WTA disparity", ddisp, disp, n, 2);
+    compare (tag, "uint8 volumes WTA index", ddint, dint, n, 2);
+    compare (tag, "uint8 volumes right WTA", ddr, dr, n, 2);
+    CK (cudaFree (dpaths));
+  }
+  /* back to the plain WTA's state */
+  CK (cudaMemset (dkey, 0xff, n * 4));
+  KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
 
   if (u8ok && sgm_cuda_final_fits (&p, p.paths - 1)) {
     poison (ddisp, n * 2);
@@ -327,6 +366,27 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     failures++;
     printf ("FAIL %s pipeline\n", tag);
   }
+  /* every scratch layout the pipeline can take (forced where it applies;
+   * where it does not, the next one runs) */
+  for (int l = 0; l < 4; l++) {
+    char v[8];
+    snprintf (v, sizeof v, "%d", l);
+    setenv ("CI_SGM_LAYOUT", v, 1);
+    SgmCuda *cl2;
+    KL (sgm_cuda_create (&cl2));
+    poison (dmed, mpitch * h);
+    KL (sgm_cuda_compute (cl2, &p, dL, stride, dR, stride, luma,
+            (int16_t *) dmed, mpitch, stream));
+    CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+            cudaMemcpyDeviceToHost));
+    checks++;
+    if (memcmp (hm, full, n * 2)) {
+      failures++;
+      printf ("FAIL %s pipeline, layout %d\n", tag, l);
+    }
+    sgm_cuda_destroy (cl2);
+  }
+  unsetenv ("CI_SGM_LAYOUT");
   {
     /* p2 too large for uint8 path costs: the compact layout (uint16 sum) */
     SgmParams q = p;
