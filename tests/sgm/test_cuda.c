@@ -387,6 +387,40 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     sgm_cuda_destroy (cl2);
   }
   unsetenv ("CI_SGM_LAYOUT");
+  /* out of memory: each layout's allocation fails in turn (a pretended
+   * limit just below it); the context falls back and the result stays */
+  {
+    size_t lim = (size_t) -1;
+    for (int step = 0; step < 3; step++) {
+      SgmCuda *cm;
+      KL (sgm_cuda_create (&cm));
+      char v[32];
+      snprintf (v, sizeof v, "%zu", lim);
+      setenv ("CI_SGM_MAX_BYTES", v, 1);
+      poison (dmed, mpitch * h);
+      const int err = sgm_cuda_compute (cm, &p, dL, stride, dR, stride, luma,
+          (int16_t *) dmed, mpitch, stream);
+      if (err == cudaErrorMemoryAllocation && step > 0) {
+        /* no smaller layout left (on tiny frames they are all about the
+         * same size): a clean error, then stop */
+        sgm_cuda_destroy (cm);
+        break;
+      }
+      KL (err);
+      CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+              cudaMemcpyDeviceToHost));
+      const size_t got = sgm_cuda_bytes (cm);
+      checks++;
+      if (memcmp (hm, full, n * 2) || got > lim) {
+        failures++;
+        printf ("FAIL %s pipeline under a %zu-byte limit (%zu held)\n", tag,
+            lim, got);
+      }
+      sgm_cuda_destroy (cm);
+      lim = got - 1;            /* the next run cannot have this layout */
+    }
+    unsetenv ("CI_SGM_MAX_BYTES");
+  }
   {
     /* p2 too large for uint8 path costs: the compact layout (uint16 sum) */
     SgmParams q = p;
