@@ -1229,11 +1229,16 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
  * x + k at disparity d = 4 (32 g + lane) + j goes to xr = x + k - min - d,
  * which depends on k - j only: a lane folds its 4 WTA_RUN keys into
  * WTA_RUN + 3 minima per g in registers and sends those to the shared
- * keys (2.9x fewer shared-memory atomics; where that needs too many
- * registers, KQ > 2, every key goes straight out). S(bd - 1) and S(bd + 1)
- * for the subpixel fit come from the lanes that hold them. H100, 1080p,
- * D = 128: 1.31 -> 0.94 ms. */
+ * keys (2.9x fewer shared-memory atomics; above SGM_FOLD_MAX, where the
+ * minima would need too many registers, every key goes straight out).
+ * S(bd - 1) and S(bd + 1) for the subpixel fit come from the lanes that
+ * hold them. H100, 1080p, D = 128: 1.31 -> 0.94 ms; H200, 1080p pipeline
+ * with folding up to KQ = 2 / 4: D = 270 7.40 / 6.65 ms, D = 512 11.15 /
+ * 9.69. */
 #define WTA_RUN (WTA_TILE / WTA_WARPS)
+#ifndef SGM_FOLD_MAX
+#define SGM_FOLD_MAX 4
+#endif
 
 __device__ __forceinline__ unsigned
 warp_max_u (unsigned v)
@@ -1255,7 +1260,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
 {
-  constexpr bool FOLD = KQ <= 2;
+  constexpr bool FOLD = KQ <= SGM_FOLD_MAX;
   constexpr int NM = WTA_RUN + 3;
   extern __shared__ uint32_t skey[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
