@@ -1061,8 +1061,18 @@ sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
   a3.uniqueness = p->uniqueness;
   a3.subpixel = p->subpixel;
   a3.want_right = 0;
-  /* (8 or 16 lanes per line for small D were tried: no faster, the
-   * passes are bound by the latency of each step's dependent chain) */
+  /* Fewer lanes per line for small D: a warp walks 2 or 4 lines at
+   * once. Each pass is bound by the latency of its steps' dependent
+   * chain, so with the paths running together (sgm_cuda_compute) more
+   * independent lines per warp pay: H200, 1080p pipeline, D = 64:
+   * 32 / 16 / 8 lanes 3.77 / 2.77 / 2.51 ms; D = 128: 3.66 / 3.08 / 3.45;
+   * D = 256: no difference. (One pass at a time, they did not.) */
+  if (a3.g.D > 32 && a3.g.D <= 64)
+    return launch_agg3 < 4, false, 8 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
+  if (a3.g.D > 64 && a3.g.D <= 128)
+    return launch_agg3 < 4, false, 16 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
   const int KP = ((a3.g.D + 31) / 32 + 1) / 2;
   KP_CASES (launch_agg3, false, cost, out, NULL, NULL, NULL, a3,
       cs (stream));
