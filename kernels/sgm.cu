@@ -1242,9 +1242,13 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
  * keys (2.9x fewer shared-memory atomics; above SGM_FOLD_MAX, where the
  * minima would need too many registers, every key goes straight out).
  * S(bd - 1) and S(bd + 1) for the subpixel fit come from the lanes that
- * hold them. H100, 1080p, D = 128: 1.31 -> 0.94 ms; H200, 1080p pipeline
- * with folding up to KQ = 2 / 4: D = 270 7.40 / 6.65 ms, D = 512 11.15 /
- * 9.69. */
+ * hold them; lane k keeps pixel k's winner, and the uniqueness test and
+ * subpixel division run after the loop on 8 lanes at once (they had been
+ * a third of the kernel's instructions, once per pixel on lane 0). NV is
+ * the number of volumes. H100, 1080p, D = 128: 1.31 -> 0.94 ms; H200,
+ * 1080p pipeline with folding up to KQ = 2 / 4: D = 270 7.40 / 6.65 ms,
+ * D = 512 11.15 / 9.69; then with the deferred tail, D = 128 3.08 -> 3.03,
+ * D = 256 5.51 -> 4.99, 4K D = 256 21.3 -> 19.1. */
 #define WTA_RUN (WTA_TILE / WTA_WARPS)
 #ifndef SGM_FOLD_MAX
 #define SGM_FOLD_MAX 4
@@ -1264,7 +1268,7 @@ warp_max_u (unsigned v)
   return v;
 #endif
 }
-template < int KQ >
+template < int KQ, int NV >
 __global__ void __launch_bounds__ (WTA_WARPS * 32)
 wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
@@ -1290,6 +1294,8 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
 #pragma unroll
     for (int m = 0; m < (FOLD ? NM : 1); m++)
       rk[g][m] = 0xffffffffu;
+  unsigned o_best = 0, o_sl = 0, o_sr = 0;
+  int o_second = 0;
   /* unrolled only where the keys are folded (k must be a constant) */
   constexpr int UNROLL = FOLD ? WTA_RUN : 1;
 #pragma unroll (UNROLL)
@@ -1308,12 +1314,12 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
       uint32_t w[8], lo = 0, hi = 0;
       const uint8_t *pv = q + d0;
 #pragma unroll
-      for (int i = 0; i < 8; i++) {
-        w[i] = i < a.nvol && d0 < a.Ds ? __ldg ((const uint32_t *) pv) : 0u;
+      for (int i = 0; i < NV; i++) {
+        w[i] = d0 < a.Ds ? __ldg ((const uint32_t *) pv) : 0u;
         pv += a.vstride;
       }
 #pragma unroll
-      for (int i = 0; i < 8; i++) {
+      for (int i = 0; i < NV; i++) {
         lo += w[i] & 0x00ff00ffu;
         hi += (w[i] >> 8) & 0x00ff00ffu;
       }
@@ -1362,15 +1368,29 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
       sl = warp_max_u (sl);
       sr = warp_max_u (sr);
     }
-    if (lane == 0) {
+    /* lane k keeps pixel k's winner; the divisions of the subpixel fit
+     * then run once, on 8 lanes together, after the loop */
+    if (lane == k) {
+      o_best = best;
+      o_second = second;
+      o_sl = sl;
+      o_sr = sr;
+    }
+  }
+  {
+    const int x = xw + lane;
+    if (lane < WTA_RUN && x < a.W) {
+      const size_t pix = (size_t) y * a.W + x;
+      const int bd = (int) (o_best & 2047u);
+      const int bc = (int) (o_best >> 11);
       dint[pix] = (int16_t) bd;
       int out;
-      if (!sgm_unique_ok (bc, second, a.uniqueness)) {
+      if (!sgm_unique_ok (bc, o_second, a.uniqueness)) {
         out = SGM_INVALID;
       } else {
         out = (a.min_disp + bd) * SGM_DISP_SCALE;
         if (a.subpixel && bd > 0 && bd < a.D - 1)
-          out += sgm_subpixel_offset ((int) sl, bc, (int) sr);
+          out += sgm_subpixel_offset ((int) o_sl, bc, (int) o_sr);
       }
       disp[pix] = (int16_t) out;
     }
@@ -1402,8 +1422,12 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
 {
   dim3 g ((a.W + WTA_TILE - 1) / WTA_TILE, a.H);
   size_t smem = a.want_right ? (size_t) (WTA_TILE + a.D - 1) * 4 : 0;
-  wta8_kernel < KQ > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp, dint,
-      right_key);
+  if (a.nvol == 4)
+    wta8_kernel < KQ, 4 > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp,
+        dint, right_key);
+  else
+    wta8_kernel < KQ, 8 > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp,
+        dint, right_key);
   CHECK_LAUNCH ();
   return 0;
 }
@@ -1457,7 +1481,7 @@ sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream)
 {
-  if (!vols || nvol < 1 || nvol > 8)
+  if (!vols || (nvol != 4 && nvol != 8))  /* the path counts */
     return (int) cudaErrorInvalidValue;
   return wta_any (NULL, NULL, vols, nvol, vstride, p, disp, dint, right_key,
       stream);

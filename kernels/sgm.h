@@ -70,8 +70,9 @@ int sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
 int sgm_cuda_wta2 (const uint16_t * sum, const uint16_t * sum2,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream);
-/* The same on the sum of @nvol (1..8) uint8 path volumes (the layout of
- * sgm_cuda_aggregate_path_u8, @vstride bytes apart). */
+/* The same on the sum of @nvol (4 or 8, a path count) uint8 path
+ * volumes (the layout of sgm_cuda_aggregate_path_u8, @vstride bytes
+ * apart). */
 int sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream);
