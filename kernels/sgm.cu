@@ -82,7 +82,36 @@ census_kernel (const uint8_t * __restrict__ img, size_t stride, SgmLuma luma,
 #pragma unroll
     for (int c = 0; c < 9; c++)
       win[r][c] = tile[threadIdx.y + r][threadIdx.x + c];
-  out[(size_t) y * W + x] = sgm_census_from_window (win, census);
+  /* sgm_census_from_window's bits in the same order, appended to two
+   * 32-bit words (a 64-bit shift per bit cost twice the compares) */
+  uint32_t hi = 0, lo = 0;
+  int n = 0;
+  auto put = [&](bool bit) {
+    if (n < 32)
+      hi = (hi << 1) | bit;
+    else
+      lo = (lo << 1) | bit;
+    n++;
+  };
+  if (census == SGM_CENSUS_SYM_9X7) {
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+      for (int c = 0; c < 9; c++)
+        if (r < 3 || c < 4)
+          put (win[r][c] >= win[6 - r][8 - c]);
+  } else {
+    const int centre = win[3][4];
+#pragma unroll
+    for (int r = 0; r < 7; r++)
+#pragma unroll
+      for (int c = 0; c < 9; c++)
+        if (r != 3 || c != 4)
+          put (win[r][c] < centre);
+  }
+  /* n bits in all: the first min (n, 32) are in hi, the rest in lo */
+  const int nl = n - 32;
+  out[(size_t) y * W + x] = nl > 0 ? ((uint64_t) hi << nl) | lo : hi;
 }
 
 extern "C" int
