@@ -83,7 +83,8 @@ census_kernel (const uint8_t * __restrict__ img, size_t stride, SgmLuma luma,
     for (int c = 0; c < 9; c++)
       win[r][c] = tile[threadIdx.y + r][threadIdx.x + c];
   /* sgm_census_from_window's bits in the same order, appended to two
-   * 32-bit words (a 64-bit shift per bit cost twice the compares) */
+   * 32-bit words instead of shifting one 64-bit word per bit (H200, 1080p:
+   * 94 -> 75 us per view) */
   uint32_t hi = 0, lo = 0;
   int n = 0;
   auto put = [&](bool bit) {
