@@ -1273,8 +1273,8 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
  * minima would need too many registers, every key goes straight out).
  * S(bd - 1) and S(bd + 1) for the subpixel fit come from the lanes that
  * hold them; lane k keeps pixel k's winner, and the uniqueness test and
- * subpixel division run after the loop on 8 lanes at once (they had been
- * a third of the kernel's instructions, once per pixel on lane 0). NV is
+ * subpixel division run after the loop on 8 lanes at once (before, lane 0
+ * ran them once per pixel while the warp waited). NV is
  * the number of volumes. H100, 1080p, D = 128: 1.31 -> 0.94 ms; H200,
  * 1080p pipeline with folding up to KQ = 2 / 4: D = 270 7.40 / 6.65 ms,
  * D = 512 11.15 / 9.69; then with the deferred tail, D = 128 3.08 -> 3.03,
