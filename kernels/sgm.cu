@@ -745,6 +745,22 @@ warp_max (int v)
 #endif
 }
 
+/* The output disparity of a WTA winner bd (cost bc, second best outside
+ * bd - 1 .. bd + 1 `second`): invalid unless unique, else bd (+ min) in
+ * 1/16 px with the subpixel fit when on. nb (-1 / +1) gives S(bd - 1) and
+ * S(bd + 1); it is called only when the fit runs. */
+template < class NB > __device__ __forceinline__ int
+wta_out (int bd, int bc, int second, int uniqueness, int subpixel,
+    int min_disp, int D, NB nb)
+{
+  if (!sgm_unique_ok (bc, second, uniqueness))
+    return SGM_INVALID;
+  int out = (min_disp + bd) * SGM_DISP_SCALE;
+  if (subpixel && bd > 0 && bd < D - 1)
+    out += sgm_subpixel_offset ((int) nb (-1), bc, (int) nb (1));
+  return out;
+}
+
 /* minimum over each group of G lanes (the full warp takes part) */
 template < int G > __device__ __forceinline__ unsigned
 group_min_u (unsigned v)
@@ -919,16 +935,10 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     nb = warp_and_u (nb);
     if (lane == 0) {
       dint[pix] = (int16_t) bd;
-      int o;
-      if (!sgm_unique_ok (bc, (int) second, a3.uniqueness)) {
-        o = SGM_INVALID;
-      } else {
-        o = (a.min_disp + bd) * SGM_DISP_SCALE;
-        if (a3.subpixel && bd > 0 && bd < a.D - 1)
-          o += sgm_subpixel_offset ((int) (nb >> 16), bc,
-              (int) (nb & 0xffffu));
-      }
-      disp[pix] = (int16_t) o;
+      disp[pix] = (int16_t) wta_out (bd, bc, (int) second, a3.uniqueness,
+          a3.subpixel, a.min_disp, a.D,[&](int o) {
+            return o < 0 ? nb >> 16 : nb & 0xffffu;
+          });
     }
   };
 
@@ -1163,9 +1173,38 @@ struct WtaArgs
   size_t vstride;
 };
 
-/* Block: one row, WTA_TILE pixels; right-view minima for the xr those
- * pixels can reach collect in shared memory, then go out with one global
- * atomicMin each. */
+/* Right-view keys of a WTA block (WTA_TILE pixels of one row): the minima
+ * for the xr those pixels can reach collect in shared memory (skey[i] is
+ * xr = kbase + i, nkey of them), then go out with one global atomicMin
+ * each. */
+__device__ __forceinline__ void
+wta_keys_init (uint32_t * skey, int nkey)
+{
+  for (int i = threadIdx.x; i < nkey; i += blockDim.x)
+    skey[i] = 0xffffffffu;
+  __syncthreads ();
+}
+
+__device__ __forceinline__ void
+wta_key_min (uint32_t * skey, int kbase, int W, int xr, unsigned key)
+{
+  if (xr >= 0 && xr < W)
+    atomicMin (&skey[xr - kbase], key);
+}
+
+__device__ __forceinline__ void
+wta_keys_flush (const uint32_t * skey, int kbase, int nkey, int W,
+    uint32_t * row)
+{
+  __syncthreads ();
+  for (int i = threadIdx.x; i < nkey; i += blockDim.x) {
+    const int xr = kbase + i;
+    if (skey[i] != 0xffffffffu && xr >= 0 && xr < W)
+      atomicMin (row + xr, skey[i]);
+  }
+}
+
+/* Block: one row, WTA_TILE pixels (right-view keys: wta_keys_*). */
 template < int K >
 __global__ void __launch_bounds__ (WTA_WARPS * 32)
 wta_kernel (const uint16_t * __restrict__ sum,
@@ -1179,11 +1218,8 @@ wta_kernel (const uint16_t * __restrict__ sum,
   const int x0 = blockIdx.x * WTA_TILE;
   const int nkey = WTA_TILE + a.D - 1;
   const int kbase = x0 - a.min_disp - (a.D - 1);       /* xr of skey[0] */
-  if (a.want_right) {
-    for (int i = threadIdx.x; i < nkey; i += blockDim.x)
-      skey[i] = 0xffffffffu;
-    __syncthreads ();
-  }
+  if (a.want_right)
+    wta_keys_init (skey, nkey);
   for (int xi = warp; xi < WTA_TILE; xi += WTA_WARPS) {
     const int x = x0 + xi;
     if (x >= a.W)
@@ -1202,11 +1238,8 @@ wta_kernel (const uint16_t * __restrict__ sum,
       v[k] = d < a.D ? S (d) : 0xffffu;
       unsigned key = (v[k] << 11) | (unsigned) d;
       best = key < best ? key : best;
-      if (a.want_right && d < a.D) {
-        const int xr = x - a.min_disp - d;
-        if (xr >= 0 && xr < a.W)
-          atomicMin (&skey[xr - kbase], key);
-      }
+      if (a.want_right && d < a.D)
+        wta_key_min (skey, kbase, a.W, x - a.min_disp - d, key);
     }
     best = warp_min_u (best);
     const int bd = (int) (best & 2047u);
@@ -1221,26 +1254,14 @@ wta_kernel (const uint16_t * __restrict__ sum,
     second = warp_min (second);
     if (lane == 0) {
       dint[pix] = (int16_t) bd;
-      int out;
-      if (!sgm_unique_ok (bc, second, a.uniqueness)) {
-        out = SGM_INVALID;
-      } else {
-        out = (a.min_disp + bd) * SGM_DISP_SCALE;
-        if (a.subpixel && bd > 0 && bd < a.D - 1)
-          out += sgm_subpixel_offset (S (bd - 1), bc, S (bd + 1));
-      }
-      disp[pix] = (int16_t) out;
+      disp[pix] = (int16_t) wta_out (bd, bc, second, a.uniqueness,
+          a.subpixel, a.min_disp, a.D,[&](int o) {
+            return S (bd + o);
+          });
     }
   }
-  if (a.want_right) {
-    __syncthreads ();
-    uint32_t *row = right_key + (size_t) y * a.W;
-    for (int i = threadIdx.x; i < nkey; i += blockDim.x) {
-      const int xr = kbase + i;
-      if (skey[i] != 0xffffffffu && xr >= 0 && xr < a.W)
-        atomicMin (row + xr, skey[i]);
-    }
-  }
+  if (a.want_right)
+    wta_keys_flush (skey, kbase, nkey, a.W, right_key + (size_t) y * a.W);
 }
 
 template < int K > static int
@@ -1284,20 +1305,6 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
 #define SGM_FOLD_MAX 4
 #endif
 
-__device__ __forceinline__ unsigned
-warp_max_u (unsigned v)
-{
-#if __CUDA_ARCH__ >= 800
-  return __reduce_max_sync (FULL, v);
-#else
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    unsigned u = __shfl_xor_sync (FULL, v, o);
-    v = u > v ? u : v;
-  }
-  return v;
-#endif
-}
 template < int KQ, int NV >
 __global__ void __launch_bounds__ (WTA_WARPS * 32)
 wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
@@ -1313,19 +1320,16 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
   const int nkey = WTA_TILE + a.D - 1;
   const int kbase = x0 - a.min_disp - (a.D - 1);       /* xr of skey[0] */
   const int xw = x0 + warp * WTA_RUN;
-  if (a.want_right) {
-    for (int i = threadIdx.x; i < nkey; i += blockDim.x)
-      skey[i] = 0xffffffffu;
-    __syncthreads ();
-  }
+  if (a.want_right)
+    wta_keys_init (skey, nkey);
   uint32_t rk[FOLD ? KQ : 1][FOLD ? NM : 1];
 #pragma unroll
   for (int g = 0; g < (FOLD ? KQ : 1); g++)
 #pragma unroll
     for (int m = 0; m < (FOLD ? NM : 1); m++)
       rk[g][m] = 0xffffffffu;
-  unsigned o_best = 0, o_sl = 0, o_sr = 0;
-  int o_second = 0;
+  unsigned o_best = 0;
+  int o_second = 0, o_sl = 0, o_sr = 0;
   /* unrolled only where the keys are folded (k must be a constant) */
   constexpr int UNROLL = FOLD ? WTA_RUN : 1;
 #pragma unroll (UNROLL)
@@ -1369,9 +1373,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
           rk[FOLD ? g : 0][FOLD ? k - j + 3 : 0] =
               min (rk[FOLD ? g : 0][FOLD ? k - j + 3 : 0], rkey);
         } else if (a.want_right && d < a.D) {
-          const int xr = x - a.min_disp - d;
-          if (xr >= 0 && xr < a.W)
-            atomicMin (&skey[xr - kbase], key);
+          wta_key_min (skey, kbase, a.W, x - a.min_disp - d, key);
         }
       }
     }
@@ -1380,8 +1382,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     const int bc = (int) (best >> 11);
     /* second best outside bd - 1 .. bd + 1 (d >= D holds 0xffff, never
      * below it), and S(bd - 1), S(bd + 1) from the lanes holding them */
-    int second = 0xffff;
-    unsigned sl = 0, sr = 0;
+    int second = 0xffff, sl = 0, sr = 0;
 #pragma unroll
     for (int g = 0; g < KQ; g++)
 #pragma unroll
@@ -1390,13 +1391,13 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
         const int vv = (int) v[4 * g + j];
         if ((unsigned) (d - bd + 1) > 2u && vv < second)
           second = vv;
-        sl = d == bd - 1 ? (unsigned) vv : sl;
-        sr = d == bd + 1 ? (unsigned) vv : sr;
+        sl = d == bd - 1 ? vv : sl;
+        sr = d == bd + 1 ? vv : sr;
       }
     second = warp_min (second);
     if (a.subpixel) {
-      sl = warp_max_u (sl);
-      sr = warp_max_u (sr);
+      sl = warp_max (sl);
+      sr = warp_max (sr);
     }
     /* lane k keeps pixel k's winner; the divisions of the subpixel fit
      * then run once, on 8 lanes together, after the loop */
@@ -1414,15 +1415,10 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
       const int bd = (int) (o_best & 2047u);
       const int bc = (int) (o_best >> 11);
       dint[pix] = (int16_t) bd;
-      int out;
-      if (!sgm_unique_ok (bc, o_second, a.uniqueness)) {
-        out = SGM_INVALID;
-      } else {
-        out = (a.min_disp + bd) * SGM_DISP_SCALE;
-        if (a.subpixel && bd > 0 && bd < a.D - 1)
-          out += sgm_subpixel_offset ((int) o_sl, bc, (int) o_sr);
-      }
-      disp[pix] = (int16_t) out;
+      disp[pix] = (int16_t) wta_out (bd, bc, o_second, a.uniqueness,
+          a.subpixel, a.min_disp, a.D,[&](int o) {
+            return o < 0 ? o_sl : o_sr;
+          });
     }
   }
   if (a.want_right) {
@@ -1430,19 +1426,12 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
 #pragma unroll
       for (int g = 0; g < (FOLD ? KQ : 1); g++)
 #pragma unroll
-        for (int m = 0; m < (FOLD ? NM : 1); m++) {
-          const int xr = xw - a.min_disp - 4 * (g * 32 + lane) + m - 3;
-          if (rk[g][m] != 0xffffffffu && xr >= 0 && xr < a.W)
-            atomicMin (&skey[xr - kbase], rk[g][m]);
-        }
+        for (int m = 0; m < (FOLD ? NM : 1); m++)
+          if (rk[g][m] != 0xffffffffu)
+            wta_key_min (skey, kbase, a.W,
+                xw - a.min_disp - 4 * (g * 32 + lane) + m - 3, rk[g][m]);
     }
-    __syncthreads ();
-    uint32_t *row = right_key + (size_t) y * a.W;
-    for (int i = threadIdx.x; i < nkey; i += blockDim.x) {
-      const int xr = kbase + i;
-      if (skey[i] != 0xffffffffu && xr >= 0 && xr < a.W)
-        atomicMin (row + xr, skey[i]);
-    }
+    wta_keys_flush (skey, kbase, nkey, a.W, right_key + (size_t) y * a.W);
   }
 }
 
@@ -1666,6 +1655,11 @@ struct SgmCuda
   void *mem;                    /* one allocation, carved below */
   size_t bytes;
   int failed[LAYOUT_N];         /* could not be allocated */
+  /* read once at creation, for benchmarks and tests: CI_SGM_LAYOUT forces
+   * a layout where it applies (-1: none), CI_SGM_MAX_BYTES pretends a
+   * device with that much memory (0: none) */
+  int force_layout;
+  size_t max_bytes;
   int have_streams;
   cudaStream_t side[SGM_SIDE];
   cudaEvent_t fork, join[SGM_SIDE];
@@ -1697,18 +1691,14 @@ layout_applies (const SgmParams * p, int layout, int forced)
   }
 }
 
-/* The preferred layout not marked failed (CI_SGM_LAYOUT = 0..3 forces one
- * where it applies, for benchmarks). */
+/* The preferred layout not marked failed (or s->force_layout where it
+ * applies). */
 static int
 pick_layout (const SgmCuda * s, const SgmParams * p)
 {
-  const char *e = getenv ("CI_SGM_LAYOUT");
-  if (e && *e) {
-    int l = atoi (e);
-    if (l >= 0 && l < LAYOUT_N && layout_applies (p, l, 1)
-        && !(s && s->failed[l]))
-      return l;
-  }
+  const int l = s ? s->force_layout : -1;
+  if (l >= 0 && l < LAYOUT_N && layout_applies (p, l, 1) && !s->failed[l])
+    return l;
   for (int l = 0; l < LAYOUT_COMPACT; l++)
     if (layout_applies (p, l, 0) && !(s && s->failed[l]))
       return l;
@@ -1810,6 +1800,10 @@ sgm_cuda_create (SgmCuda ** out)
   SgmCuda *s = (SgmCuda *) calloc (1, sizeof *s);
   if (!s)
     return (int) cudaErrorMemoryAllocation;
+  const char *e = getenv ("CI_SGM_LAYOUT");
+  s->force_layout = e && *e ? atoi (e) : -1;
+  e = getenv ("CI_SGM_MAX_BYTES");
+  s->max_bytes = e && *e ? (size_t) strtoull (e, NULL, 10) : 0;
   *out = s;
   return 0;
 }
@@ -1886,9 +1880,7 @@ reserve_mode (SgmCuda * s, const SgmParams * p, int *layout)
       s->mem = NULL;
       s->bytes = 0;
     }
-    /* CI_SGM_MAX_BYTES: tests pretend a device with that much memory */
-    const char *lim = getenv ("CI_SGM_MAX_BYTES");
-    cudaError_t e = lim && *lim && need > (size_t) strtoull (lim, NULL, 10) ?
+    cudaError_t e = s->max_bytes && need > s->max_bytes ?
         cudaErrorMemoryAllocation : cudaMalloc (&s->mem, need);
     if (e == cudaSuccess) {
       s->bytes = need;

@@ -41,6 +41,34 @@ poison (void *p, size_t n)
   CK (cudaMemset (p, 0xa5, n));
 }
 
+/* What the whole-pipeline checks share: the inputs on the device, the
+ * pitched output buffer. */
+typedef struct
+{
+  const uint8_t *dL, *dR;
+  size_t stride;
+  SgmLuma luma;
+  uint8_t *dmed;
+  size_t mpitch;
+  int w, h;
+} Pipe;
+
+/* sgm_cuda_compute on ctx into the poisoned output buffer, copied to host
+ * (w x h, dense) when it succeeds; returns the launcher's error. */
+static int
+pipe_run (const Pipe * q, SgmCuda * ctx, const SgmParams * p, int16_t * host)
+{
+  poison (q->dmed, q->mpitch * q->h);
+  int err = sgm_cuda_compute (ctx, p, q->dL, q->stride, q->dR, q->stride,
+      q->luma, (int16_t *) q->dmed, q->mpitch, stream);
+  if (!err) {
+    CK (cudaStreamSynchronize (stream));
+    CK (cudaMemcpy2D (host, (size_t) q->w * 2, q->dmed, q->mpitch,
+            (size_t) q->w * 2, q->h, cudaMemcpyDeviceToHost));
+  }
+  return err;
+}
+
 /* compare device buffer with host expectation; report first mismatch */
 static void
 compare (const char *tag, const char *stage, const void *dev, const void *ref,
@@ -354,13 +382,10 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   int16_t *full = malloc (n * 2);
   if (sgm_ref_compute (&p, L, stride, R, stride, luma, full) < 0)
     exit (1);
+  const Pipe pp = { dL, dR, stride, luma, dmed, mpitch, w, h };
   SgmCuda *ctx;
   KL (sgm_cuda_create (&ctx));
-  poison (dmed, mpitch * h);
-  KL (sgm_cuda_compute (ctx, &p, dL, stride, dR, stride, luma,
-          (int16_t *) dmed, mpitch, stream));
-  CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-          cudaMemcpyDeviceToHost));
+  KL (pipe_run (&pp, ctx, &p, hm));
   checks++;
   if (memcmp (hm, full, n * 2)) {
     failures++;
@@ -374,11 +399,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     setenv ("CI_SGM_LAYOUT", v, 1);
     SgmCuda *cl2;
     KL (sgm_cuda_create (&cl2));
-    poison (dmed, mpitch * h);
-    KL (sgm_cuda_compute (cl2, &p, dL, stride, dR, stride, luma,
-            (int16_t *) dmed, mpitch, stream));
-    CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-            cudaMemcpyDeviceToHost));
+    KL (pipe_run (&pp, cl2, &p, hm));
     checks++;
     if (memcmp (hm, full, n * 2)) {
       failures++;
@@ -392,14 +413,12 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   {
     size_t lim = (size_t) -1;
     for (int step = 0; step < 3; step++) {
-      SgmCuda *cm;
-      KL (sgm_cuda_create (&cm));
       char v[32];
       snprintf (v, sizeof v, "%zu", lim);
-      setenv ("CI_SGM_MAX_BYTES", v, 1);
-      poison (dmed, mpitch * h);
-      const int err = sgm_cuda_compute (cm, &p, dL, stride, dR, stride, luma,
-          (int16_t *) dmed, mpitch, stream);
+      setenv ("CI_SGM_MAX_BYTES", v, 1);       /* read by sgm_cuda_create */
+      SgmCuda *cm;
+      KL (sgm_cuda_create (&cm));
+      const int err = pipe_run (&pp, cm, &p, hm);
       if (err == cudaErrorMemoryAllocation && step > 0) {
         /* no smaller layout left (on tiny frames they are all about the
          * same size): a clean error, then stop */
@@ -407,8 +426,6 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
         break;
       }
       KL (err);
-      CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-              cudaMemcpyDeviceToHost));
       const size_t got = sgm_cuda_bytes (cm);
       checks++;
       if (memcmp (hm, full, n * 2) || got > lim) {
@@ -430,12 +447,8 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
       exit (1);
     SgmCuda *cq;
     KL (sgm_cuda_create (&cq));
-    poison (dmed, mpitch * h);
-    KL (sgm_cuda_compute (cq, &q, dL, stride, dR, stride, luma,
-            (int16_t *) dmed, mpitch, stream));
     int16_t *hq = malloc (n * 2);
-    CK (cudaMemcpy2D (hq, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-            cudaMemcpyDeviceToHost));
+    KL (pipe_run (&pp, cq, &q, hq));
     checks++;
     if (sgm_cuda_u8_ok (&q) || memcmp (hq, fq, n * 2)) {
       failures++;
@@ -445,9 +458,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     free (fq);
     free (hq);
     /* the first context again, for the conversions below */
-    poison (dmed, mpitch * h);
-    KL (sgm_cuda_compute (ctx, &p, dL, stride, dR, stride, luma,
-            (int16_t *) dmed, mpitch, stream));
+    KL (pipe_run (&pp, ctx, &p, hm));
   }
   static const SgmOutFormat fmts[] = {
     {SGM_OUT_GRAY16, 0, 0, 0, 0}, {SGM_OUT_GRAY8, 0, 0, 0, 0},
