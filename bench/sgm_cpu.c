@@ -12,15 +12,7 @@
 #include "../reference/sgm.h"
 #include "citest.h"
 
-static const struct
-{
-  const char *name, *left, *right;
-  int num_disp;
-} sets[] = {
-  {"tsukuba", "im3.png", "im4.png", 16},
-  {"venus", "im2.png", "im6.png", 32},
-  {"cones", "im2.png", "im6.png", 64},
-};
+#include "../tests/sgm/stereo_sets.h"
 
 static double
 now_ms (void)
@@ -38,21 +30,14 @@ main (int argc, char **argv)
   printf ("| set | size | D | reference ms (best of %d) |\n|---|---|---|---|\n",
       runs);
   for (size_t s = 0; s < G_N_ELEMENTS (sets); s++) {
-    gchar *lp = g_strdup_printf ("%s/%s/%s", dir, sets[s].name, sets[s].left);
-    gchar *rp = g_strdup_printf ("%s/%s/%s", dir, sets[s].name, sets[s].right);
-    CiImage *l = ci_image_load_png (lp), *r = ci_image_load_png (rp);
+    CiImage *l = load (dir, sets[s].name, sets[s].left);
+    CiImage *r = load (dir, sets[s].name, sets[s].right);
     if (!l || !r || l->bytes_per_sample != 1 || l->width != r->width ||
         l->height != r->height || l->channels != r->channels) {
-      printf ("cannot load %s / %s\n", lp, rp);
+      printf ("cannot use %s\n", sets[s].name);
       return 1;
     }
-    SgmLuma luma = { SGM_LUMA_GRAY8, 1, 0, 0, 0 };
-    if (l->channels >= 3) {
-      luma.kind = SGM_LUMA_RGB;
-      luma.pixel_stride = l->channels;
-      luma.g = 1;
-      luma.b = 2;
-    }
+    const SgmLuma luma = luma_of (l);
     SgmParams p;
     sgm_params_init (&p, l->width, l->height);
     p.num_disp = sets[s].num_disp;
@@ -74,8 +59,6 @@ main (int argc, char **argv)
     free (disp);
     ci_image_free (l);
     ci_image_free (r);
-    g_free (lp);
-    g_free (rp);
   }
   return 0;
 }
