@@ -16,11 +16,12 @@
 
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
+#include "cipdl.cuh"
 #include <math.h>
+#include <stdlib.h>
 
 #define TM_BLOCK 256
 #define TM_UPD 1024
-#define TM_IPT (CI_TM_MAX_BINS / TM_UPD)
 #define TM_TRC_N CI_TM_TRC_N
 #define TM_EOTF_N CI_TM_EOTF_N
 #define TM_TRC_PAD ((TM_TRC_N + 3) & ~3)    /* keeps the next table 16-byte aligned */
@@ -50,6 +51,7 @@ struct CiTmCuda
   CiTmCudaRuntime rt;
   int impl;
   int bins, primed;
+  bool pdl;                     /* update kernel dependent-launched (sm_90+) */
   float *d_eotf, *d_oetf, *d_map;
   float2 *d_eotf2;              /* TM_E2_N EOTF pairs, then TM_L2_N log pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
@@ -73,15 +75,6 @@ struct TmMin
   __device__ __forceinline__ float operator() (float a, float b) const
   {
     return fminf (a, b);
-  }
-};
-
-struct TmMaxU
-{
-  __device__ __forceinline__ unsigned long long operator() (unsigned long long
-      a, unsigned long long b) const
-  {
-    return a > b ? a : b;
   }
 };
 
@@ -385,6 +378,8 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     uint32_t * keys, int hwo)
 {
   extern __shared__ float sm[];
+  if (STATS)
+    ci_pdl_launch_next ();
   int nmap = tm_map_entries (p);
   float *eotf = sm, *oetf = sm + TM_EOTF_N, *map = oetf + TM_TRC_PAD;
   uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
@@ -554,6 +549,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     uint32_t * g_hist, uint32_t * keys)
 {
   extern __shared__ float4 sm4[];
+  if (STATS)
+    ci_pdl_launch_next ();      /* the update kernel may take a freed SM */
   const int nmap = tm_map_entries (p);
   float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
   float *map = (float *) (lg2 + TM_L2_N);
@@ -673,130 +670,254 @@ tm_tables_kernel (const float *eotf, const float *oetf, float2 * e2,
     o8[i] = i < CI_TM_OETF8_N ? ci_tm_oetf8_entry (oetf, i) : 0;
 }
 
+struct TmU2
+{
+  unsigned long long a, b;
+};
+
+struct TmU2Sum
+{
+  __device__ __forceinline__ TmU2 operator() (const TmU2 & x,
+      const TmU2 & y) const
+  {
+    TmU2 r = { x.a + y.a, x.b + y.b };
+    return r;
+  }
+};
+
+struct TmU64Sum
+{
+  __device__ __forceinline__ unsigned long long operator() (unsigned long long
+      x, unsigned long long y) const
+  {
+    return x + y;
+  }
+};
+
+static __device__ __forceinline__ unsigned long long
+tm_shfl_up (unsigned long long v, int o)
+{
+  return __shfl_up_sync (0xffffffffu, v, o);
+}
+
+static __device__ __forceinline__ TmU2
+tm_shfl_up (const TmU2 & v, int o)
+{
+  TmU2 r = { __shfl_up_sync (0xffffffffu, v.a, o),
+    __shfl_up_sync (0xffffffffu, v.b, o)
+  };
+  return r;
+}
+
+/* Inclusive block scan of per-thread values for TM_UPD threads: shuffles
+ * within each warp, one warp over the warp totals, two barriers.  (CUB's
+ * raking scan spills at 1024 threads and its warp-scans variant walks all
+ * 32 warp totals in every thread.)  sh: 32 slots; *total: the block sum. */
+template < typename T, typename Op > static __device__ __forceinline__ T
+tm_block_scan (T v, T * sh, Op op, T * total)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    T u = tm_shfl_up (v, o);
+    if (lane >= o)
+      v = op (u, v);
+  }
+  if (lane == 31)
+    sh[warp] = v;
+  __syncthreads ();
+  if (warp == 0) {
+    T w = sh[lane];
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      T u = tm_shfl_up (w, o);
+      if (lane >= o)
+        w = op (u, w);
+    }
+    sh[lane] = w;
+  }
+  __syncthreads ();
+  if (warp > 0)
+    v = op (sh[warp - 1], v);
+  *total = sh[31];
+  return v;
+}
+
+/* Exclusive sum of IPT consecutive values per thread (in place);
+ * *total: the block sum. */
+template < int IPT > static __device__ __forceinline__ void
+tm_excl_scan (unsigned long long *it, unsigned long long *sh,
+    unsigned long long *total)
+{
+  unsigned long long run = 0;
+  for (int i = 0; i < IPT; i++) {
+    unsigned long long v = it[i];
+    it[i] = run;
+    run += v;
+  }
+  unsigned long long incl = tm_block_scan (run, sh, TmU64Sum (), total);
+  for (int i = 0; i < IPT; i++)
+    it[i] += incl - run;
+}
+
+/* Exact floor(count * 2^32 / total) (ci_tm_frac) without a 64-bit
+ * division: a double estimate is within one of the quotient (count <
+ * total < 2^32, relative error 2^-52), the remainder picks the right one. */
+static __device__ __forceinline__ unsigned long long
+tm_frac (uint32_t count, uint32_t total, double two32_over_total)
+{
+  if (count >= total)
+    return ci_tm_frac (count, total);
+  unsigned long long num = (unsigned long long) count << 32;
+  unsigned long long q = (unsigned long long) ((double) count *
+      two32_over_total);
+  long long r = (long long) (num - q * total);
+  if (r < 0)
+    q--;
+  else if (r >= (long long) total)
+    q++;
+  return q;
+}
+
+/* Exact ci_tm_ema_u64: |p - s| <= 2^32 and k <= 1000, so the correctly
+ * rounded double quotient truncates to the integer one; the remainder
+ * check keeps it exact for any k. */
+static __device__ __forceinline__ unsigned long long
+tm_ema (unsigned long long s, unsigned long long p, int k)
+{
+  long long d = (long long) p - (long long) s;
+  long long q = (long long) ((double) d / (double) k);
+  long long r = d - q * k;
+  if (d >= 0) {
+    if (r < 0)
+      q--;
+    else if (r >= k)
+      q++;
+  } else {
+    if (r > 0)
+      q++;
+    else if (r <= -k)
+      q--;
+  }
+  return (unsigned long long) ((long long) s + q);
+}
+
 /* Fold this frame's statistics into the state (do_update), build the map
  * table and range from the state, and clear the statistics buffers.
- * One block; mirrors ci_tm_state_update + ci_tm_build_map. */
-__global__ void __launch_bounds__ (TM_UPD)
+ * One block of TM_UPD threads, IPT consecutive bins each (bins <= IPT *
+ * TM_UPD); mirrors ci_tm_state_update + ci_tm_build_map.  Every global
+ * value is loaded up front, the divisions are exact double-based ones,
+ * and the block-wide steps are one pair scan (KS distance), one barrier
+ * vote (cut), one barrier count (occupied bins) and one scan (CDF). */
+template < int IPT > __global__ void __launch_bounds__ (TM_UPD)
 tm_update_kernel (int bins, uint32_t total, int window,
     unsigned long long thr, int fresh, int do_update, int op, float target,
     float src_cfg, uint32_t * g_hist, uint32_t * keys,
     unsigned long long *s, TmDevState * st, float *map,
     CiTmMapRange * range)
 {
-  typedef cub::BlockReduce < unsigned long long, TM_UPD > BRU;
-  typedef cub::BlockReduce < int, TM_UPD > BRI;
-  typedef cub::BlockScan < unsigned long long, TM_UPD > BS;
   __shared__ union
   {
-    typename BRU::TempStorage ru;
-    typename BRI::TempStorage ri;
-    typename BS::TempStorage sc;
+    TmU2 s2[32];
+    unsigned long long sc[32];
   } ts;
-  __shared__ int sh_flag;
-  __shared__ unsigned long long sh_top;
-  int t = threadIdx.x;
+  const int t = threadIdx.x, b0 = t * IPT;
+  unsigned long long sv[IPT];
+  uint32_t hv[IPT];
+  ci_pdl_wait_prev ();
+  TmDevState cur = *st;
+  for (int i = 0; i < IPT; i++)
+    sv[i] = b0 + i < bins ? s[b0 + i] : 0ull;
 
   if (do_update) {
-    TmDevState cur = *st;
-    float fmin = ci_tm_key_float (keys[0]), fmax = ci_tm_key_float (keys[1]);
+    for (int i = 0; i < IPT; i++)
+      hv[i] = b0 + i < bins ? g_hist[b0 + i] : 0u;
+    const float fmin = ci_tm_key_float (keys[0]);
+    const float fmax = ci_tm_key_float (keys[1]);
     if (window < 1)
       window = 1;
-    /* this barrier orders every thread's read of *st before thread 0
-     * rewrites it (a late warp must not see the new count) */
-    __syncthreads ();
+    /* each thread clears only the bins it has read */
+    for (int i = 0; i < IPT; i++)
+      if (b0 + i < bins)
+        g_hist[b0 + i] = 0;
+    const double inv = 4294967296.0 / (double) total;
+    unsigned long long pv[IPT];
+    for (int i = 0; i < IPT; i++)
+      pv[i] = b0 + i < bins ? tm_frac (hv[i], total, inv) : 0ull;
+    TmDevState n;
     if (fresh || cur.count == 0) {
-      for (int b = t; b < bins; b += TM_UPD)
-        s[b] = ci_tm_frac (g_hist[b], total);
-      if (t == 0) {
-        TmDevState n = { fmin, fmax, fmin, fmax, 1, cur.cuts };
-        *st = n;
-      }
+      for (int i = 0; i < IPT; i++)
+        sv[i] = pv[i];
+      n = { fmin, fmax, fmin, fmax, 1, cur.cuts };
     } else {
       /* KS distance: max |cumulative frame - cumulative average| */
-      unsigned long long pv[TM_IPT], ip[TM_IPT], is[TM_IPT], d = 0;
-      for (int i = 0; i < TM_IPT; i++) {
-        int b = t * TM_IPT + i;
-        pv[i] = ip[i] = b < bins ? ci_tm_frac (g_hist[b], total) : 0ull;
-        is[i] = b < bins ? s[b] : 0ull;
+      TmU2 it[IPT], run = { 0ull, 0ull }, tot;
+      for (int i = 0; i < IPT; i++) {
+        run.a += pv[i];
+        run.b += sv[i];
+        it[i] = run;
       }
-      BS (ts.sc).InclusiveSum (ip, ip);
-      __syncthreads ();
-      BS (ts.sc).InclusiveSum (is, is);
-      __syncthreads ();
-      for (int i = 0; i < TM_IPT; i++) {
-        unsigned long long e = ip[i] > is[i] ? ip[i] - is[i] : is[i] - ip[i];
-        d = e > d ? e : d;
+      TmU2 incl = tm_block_scan (run, ts.s2, TmU2Sum (), &tot);
+      bool over = false;
+      for (int i = 0; i < IPT; i++) {
+        unsigned long long ca = it[i].a + (incl.a - run.a);
+        unsigned long long cb = it[i].b + (incl.b - run.b);
+        unsigned long long e = ca > cb ? ca - cb : cb - ca;
+        over |= e > thr;
       }
-      d = BRU (ts.ru).Reduce (d, TmMaxU ());
-      if (t == 0)
-        sh_flag = d > thr;
-      __syncthreads ();
-      if (sh_flag) {
-        for (int b = t; b < bins; b += TM_UPD)
-          s[b] = CI_TM_ONE / (uint64_t) bins;
-        if (t == 0) {
-          TmDevState n = { fmin, fmax, fmin, fmax, 0, cur.cuts + 1 };
-          *st = n;
-        }
+      if (__syncthreads_or (over)) {
+        for (int i = 0; i < IPT; i++)
+          sv[i] = CI_TM_ONE / (uint64_t) bins;
+        n = { fmin, fmax, fmin, fmax, 0, cur.cuts + 1 };
       } else {
         int k = cur.count + 1 < window ? cur.count + 1 : window;
-        for (int i = 0; i < TM_IPT; i++) {
-          int b = t * TM_IPT + i;
-          if (b < bins)
-            s[b] = ci_tm_ema_u64 (s[b], pv[i], k);
-        }
-        if (t == 0) {
-          TmDevState n = { ci_tm_ema_f (cur.smin, fmin, k),
-            ci_tm_ema_f (cur.smax, fmax, k), cur.blo, cur.bhi, k, cur.cuts
-          };
-          ci_tm_bin_range (n.smin, n.smax, &n.blo, &n.bhi);
-          *st = n;
-        }
+        for (int i = 0; i < IPT; i++)
+          sv[i] = tm_ema (sv[i], pv[i], k);
+        n = { ci_tm_ema_f (cur.smin, fmin, k), ci_tm_ema_f (cur.smax, fmax,
+                k), cur.blo, cur.bhi, k, cur.cuts };
+        ci_tm_bin_range (n.smin, n.smax, &n.blo, &n.bhi);
       }
     }
-    for (int b = t; b < bins; b += TM_UPD)
-      g_hist[b] = 0;
+    for (int i = 0; i < IPT; i++)
+      if (b0 + i < bins)
+        s[b0 + i] = sv[i];
+    cur = n;
+    /* the keys were read by every thread before the barrier in
+     * __syncthreads_or / below */
     __syncthreads ();
     if (t == 0) {
+      *st = n;
       keys[0] = ci_tm_float_key (INFINITY);
       keys[1] = ci_tm_float_key (-INFINITY);
     }
   }
-  __syncthreads ();
 
-  TmDevState ns = *st;
   float src = src_cfg > 0.0f ? src_cfg :
-      ci_tm_exp2f (ns.smax * CI_TM_LOG2_10) - CI_TM_EPS;
+      ci_tm_exp2f (cur.smax * CI_TM_LOG2_10) - CI_TM_EPS;
   if (src < 1e-3f)
     src = 1e-3f;
   if (t == 0) {
-    CiTmMapRange r = { ns.blo, ci_tm_range_scale (ns.blo, ns.bhi, bins),
+    CiTmMapRange r = { cur.blo, ci_tm_range_scale (cur.blo, cur.bhi, bins),
       src, 1
     };
     *range = r;
   }
   if (op == CI_TM_OP_HISTOGRAM) {
-    unsigned long long it[TM_IPT];
     int nz = 0;
-    for (int i = 0; i < TM_IPT; i++) {
-      int b = t * TM_IPT + i;
-      it[i] = b < bins ? s[b] : 0ull;
-      nz += it[i] != 0ull;
-    }
-    nz = BRI (ts.ri).Sum (nz);
-    if (t == 0)
-      sh_flag = nz <= 1;
-    __syncthreads ();
-    BS (ts.sc).ExclusiveSum (it, it);
-    int top = bins - 1;
-    if (top / TM_IPT == t)
-      sh_top = it[top - t * TM_IPT];
-    __syncthreads ();
-    for (int i = 0; i < TM_IPT; i++) {
-      int b = t * TM_IPT + i;
-      if (b < bins)
-        map[b] = ci_tm_hist_target (it[i], sh_top, sh_flag);
-    }
+    for (int i = 0; i < IPT; i++)
+      nz += sv[i] != 0ull;
+    /* at most one occupied bin: one thread with one */
+    const int occupied = __syncthreads_count (nz > 0);
+    const int several = __syncthreads_or (nz > 1);
+    const int single = occupied <= 1 && !several;
+    /* exclusive CDF; the last bin left out, so the total is cdf[bins-1] */
+    unsigned long long it[IPT], top;
+    for (int i = 0; i < IPT; i++)
+      it[i] = b0 + i < bins - 1 ? sv[i] : 0ull;
+    tm_excl_scan < IPT > (it, ts.sc, &top);
+    for (int i = 0; i < IPT; i++)
+      if (b0 + i < bins)
+        map[b0 + i] = ci_tm_hist_target (it[i], top, single);
   } else {
     for (int j = t; j < CI_TM_CURVE_N; j += TM_UPD)
       map[j] = ci_tm_curve_entry (op, j, src, target);
@@ -845,20 +966,19 @@ tm_bin_kernel (const float *l, size_t n, const float *mm, int bins,
     out[i] = (uint16_t) ci_tm_bin (l[i], lmin, scale, bins);
 }
 
-__global__ void __launch_bounds__ (TM_UPD)
+template < int IPT > __global__ void __launch_bounds__ (TM_UPD)
 tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
     int n)
 {
-  typedef cub::BlockScan < unsigned long long, TM_UPD > BS;
-  __shared__ typename BS::TempStorage ts;
-  unsigned long long it[TM_IPT];
-  for (int i = 0; i < TM_IPT; i++) {
-    int b = threadIdx.x * TM_IPT + i;
+  __shared__ unsigned long long sh[32];
+  unsigned long long it[IPT], total;
+  for (int i = 0; i < IPT; i++) {
+    int b = threadIdx.x * IPT + i;
     it[i] = b < n ? in[b] : 0ull;
   }
-  BS (ts).ExclusiveSum (it, it);
-  for (int i = 0; i < TM_IPT; i++) {
-    int b = threadIdx.x * TM_IPT + i;
+  tm_excl_scan < IPT > (it, sh, &total);
+  for (int i = 0; i < IPT; i++) {
+    int b = threadIdx.x * IPT + i;
     if (b < n)
       out[b] = it[i];
   }
@@ -903,11 +1023,20 @@ static int
 tm_launch_update (CiTmCuda * tm, int fresh, int do_update, cudaStream_t s)
 {
   uint32_t total = (uint32_t) tm->p.width * (uint32_t) tm->p.height;
-  tm_update_kernel <<< 1, TM_UPD, 0, s >>> (tm->bins, total, tm->rt.smoothing,
-      (unsigned long long) tm->rt.cut_thr, fresh, do_update, tm->rt.op,
-      tm->rt.target_peak, tm->rt.source_peak, tm->d_hist, tm->d_keys,
-      tm->d_s, tm->d_st, tm->d_map, tm->d_range);
-  CKL ();
+  /* dependent-launched: its block waits on an SM the statistics kernel
+   * has freed, not behind the launch */
+#define TM_U(IPT) ci_launch_after (tm->pdl, tm_update_kernel < IPT >, 1, \
+      TM_UPD, 0, s, tm->bins, total, tm->rt.smoothing, \
+      (unsigned long long) tm->rt.cut_thr, fresh, do_update, tm->rt.op, \
+      tm->rt.target_peak, tm->rt.source_peak, tm->d_hist, tm->d_keys, \
+      tm->d_s, tm->d_st, tm->d_map, tm->d_range)
+  if (tm->bins <= TM_UPD)
+    CK (TM_U (1));
+  else if (tm->bins <= 2 * TM_UPD)
+    CK (TM_U (2));
+  else
+    CK (TM_U (4));
+#undef TM_U
   return 0;
 }
 
@@ -947,6 +1076,12 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   tm->p.target_peak = rt->target_peak;
   tm->impl = impl;
   tm->bins = p->bins;
+  {
+    int dev = 0;
+    const char *e = getenv ("CI_TM_NO_PDL");
+    CK (cudaGetDevice (&dev));
+    tm->pdl = ci_pdl_supported (dev) && !(e && atoi (e));
+  }
   int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
   CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
@@ -1282,8 +1417,15 @@ ci_tm_cuda_block_scan_test (const uint64_t * d_in, uint64_t * d_out, int n,
 {
   if (n < 1 || n > CI_TM_MAX_BINS)
     return (int) cudaErrorInvalidValue;
-  tm_scan_test_kernel <<< 1, TM_UPD, 0, (cudaStream_t) stream >>>
-      ((const unsigned long long *) d_in, (unsigned long long *) d_out, n);
+  const unsigned long long *i = (const unsigned long long *) d_in;
+  unsigned long long *o = (unsigned long long *) d_out;
+  cudaStream_t s = (cudaStream_t) stream;
+  if (n <= TM_UPD)
+    tm_scan_test_kernel < 1 > <<< 1, TM_UPD, 0, s >>> (i, o, n);
+  else if (n <= 2 * TM_UPD)
+    tm_scan_test_kernel < 2 > <<< 1, TM_UPD, 0, s >>> (i, o, n);
+  else
+    tm_scan_test_kernel < 4 > <<< 1, TM_UPD, 0, s >>> (i, o, n);
   CKL ();
   return 0;
 }

@@ -209,6 +209,90 @@ test_agreement (void)
   CU (cudaStreamDestroy (s));
 }
 
+/* The update kernel for every bin layout (1, 2 and 4 bins per thread) and
+ * smoothing windows up to the property's maximum: after each video frame
+ * (scene, noisy scene, a cut, a constant frame, scenes again) the state
+ * is bit-identical and the output within one code value. */
+static void
+test_update_bins (void)
+{
+  const int w = 320, h = 181;
+  const int bins[] = { 16, 1000, 1024, 1025, 2048, 3001, 4096 };
+  const int windows[] = { 2, 7, 1000 };
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 64);
+  DevFrame din;
+  dev_upload (in, &din);
+  for (unsigned bi = 0; bi < sizeof bins / sizeof bins[0]; bi++)
+    for (unsigned wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+      CiTmConfig cfg;
+      ci_tm_config_defaults (&cfg);
+      cfg.in_format = CI_TM_IN_P010;
+      cfg.out_format = CI_TM_OUT_BGRX;
+      cfg.width = w;
+      cfg.height = h;
+      cfg.bins = bins[bi];
+      cfg.smoothing = windows[wi];
+      CiTonemap *ref = ci_tonemap_new (&cfg);
+      CiTmParams p;
+      static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+      ci_tm_params_init (&cfg, &p);
+      ci_tm_build_trc_luts (&cfg, eotf, oetf);
+      CiTmCudaRuntime rt = rt_of (&cfg);
+      CiTmCuda *g = NULL;
+      CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &g));
+      TmFrame *oref = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 64);
+      TmFrame *ogpu = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 64);
+      DevFrame dout;
+      dev_upload (ogpu, &dout);
+      uint64_t *gs = malloc (cfg.bins * 8);
+      for (int fr = 0; fr < 9; fr++) {
+        if (fr == 5) {
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              tm_put_nonlinear (in, x, y, 0.4, 0.4, 0.4, 1);
+        } else
+          tm_fill_scene (in, fr == 3 || fr == 4, fr ? 0.03 : 0.0, 70 + fr);
+        dev_update (in, &din);
+        CiTmInPlanes ip, dip;
+        CiTmOutPlanes op_, dop;
+        tm_frame_in_planes (in, &ip);
+        tm_frame_out_planes (oref, &op_);
+        ci_tonemap_process (ref, &ip, &op_);
+        dev_in (in, &din, &dip);
+        dev_out (ogpu, &dout, &dop);
+        CK (ci_tm_cuda_process (g, &dip, &dop, s));
+        CU (cudaStreamSynchronize (s));
+        CU (cudaMemcpy (ogpu->plane[0], dout.d[0], dout.size[0],
+                cudaMemcpyDeviceToHost));
+        long nd;
+        int wd = compare (oref, ogpu, &nd);
+        CHECK (wd <= 1, "bins %d window %d frame %d: max diff %d", cfg.bins,
+            cfg.smoothing, fr, wd);
+        const CiTmState *rs = ci_tonemap_get_state (ref);
+        float mm[2];
+        int cc[2];
+        CK (ci_tm_cuda_read_state (g, gs, NULL, mm, cc, NULL, s));
+        CHECK (memcmp (gs, rs->s, cfg.bins * 8) == 0 && mm[0] == rs->smin
+            && mm[1] == rs->smax && cc[0] == rs->count && cc[1] == rs->cuts,
+            "bins %d window %d frame %d: state differs (count %d/%d cuts "
+            "%d/%d)", cfg.bins, cfg.smoothing, fr, cc[0], rs->count, cc[1],
+            rs->cuts);
+      }
+      free (gs);
+      dev_free (&dout);
+      tm_frame_free (oref);
+      tm_frame_free (ogpu);
+      ci_tm_cuda_destroy (g);
+      ci_tonemap_free (ref);
+    }
+  dev_free (&din);
+  tm_frame_free (in);
+  CU (cudaStreamDestroy (s));
+  printf ("update kernel: 7 bin counts x 3 windows x 9 frames checked\n");
+}
+
 /* The hardware-OETF variant: continuous path only, within one code value. */
 static void
 test_hw_oetf (void)
@@ -412,6 +496,7 @@ main (void)
   printf ("device: %s\n", prop.name);
   small = getenv ("TM_SMALL") ? atoi (getenv ("TM_SMALL")) : 0;
   test_block_scan ();
+  test_update_bins ();
   test_hw_oetf ();
   test_stats_large (97, 55, 0);
   test_stats_large (64, 32, 1);
