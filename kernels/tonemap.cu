@@ -53,10 +53,10 @@ struct CiTmCuda
   int bins, primed;
   bool pdl;                     /* update kernel dependent-launched (sm_90+) */
   float *d_eotf, *d_oetf, *d_map;
-  float2 *d_eotf2;              /* TM_E2_N EOTF pairs, then TM_L2_N log pairs */
+  float2 *d_eotf2;              /* TM_E2_N EOTF, TM_L2_N log, TM_E2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
-  int grid_fast[2][2];          /* [input class][stats] */
-  size_t smem_fast[2];
+  int grid_fast[2][2][2];       /* [input class][output class][stats] */
+  size_t smem_fast[2][2];       /* [output class][stats] */
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
   unsigned long long *d_s;
@@ -541,7 +541,7 @@ tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
   }
 }
 
-template < int IC, bool STATS > __global__ void
+template < int IC, int OC, bool STATS > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
 tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     const float2 * g_eotf2, const float *g_eotf, const uint8_t * g_oetf8,
@@ -552,10 +552,12 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   if (STATS)
     ci_pdl_launch_next ();      /* the update kernel may take a freed SM */
   const int nmap = tm_map_entries (p);
+  /* EOTF and log pairs; OC 1: OETF pairs; the map; OC 0: the 8-bit OETF */
   float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
-  float *map = (float *) (lg2 + TM_L2_N);
+  float2 *o2 = lg2 + TM_L2_N;
+  float *map = (float *) (o2 + (OC ? TM_E2_N : 0));
   uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
-  uint32_t *h = (uint32_t *) (o8 + TM_O8_PAD);
+  uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
 
   /* full quads: qwf x qhf; the first one's input is in flight while the
    * tables are copied */
@@ -569,9 +571,11 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   if (qy < qhf)
     tm_raw_load (cur, in, 2 * qx, 2 * qy);
 
-  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N));
+  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N +
+          (OC ? TM_E2_N : 0)));
   tm_copy (map, g_map, nmap);
-  tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
+  if (!OC)
+    tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
   if (STATS)
     for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
       h[b] = 0;
@@ -609,16 +613,38 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       lo = fminf (lo, fminf (fminf (l[0], l[1]), fminf (l[2], l[3])));
       hi = fmaxf (hi, fmaxf (fmaxf (l[0], l[1]), fmaxf (l[2], l[3])));
     }
-    uint32_t w[4];
-    for (int i = 0; i < 4; i++) {
-      float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
-      ci_tm_gamut (p.op, k, rgb[i]);
-      w[i] = ci_tm_rgb_word (f, ci_tm_oetf8 (o8, rgb[i][0]),
-          ci_tm_oetf8 (o8, rgb[i][1]), ci_tm_oetf8 (o8, rgb[i][2]), a[i]);
+    if (!OC) {
+      uint32_t w[4];
+      for (int i = 0; i < 4; i++) {
+        float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
+        ci_tm_gamut (p.op, k, rgb[i]);
+        w[i] = ci_tm_rgb_word (f, ci_tm_oetf8 (o8, rgb[i][0]),
+            ci_tm_oetf8 (o8, rgb[i][1]), ci_tm_oetf8 (o8, rgb[i][2]), a[i]);
+      }
+      uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
+      *(uint2 *) o0 = make_uint2 (w[0], w[1]);
+      *(uint2 *) (o0 + out.stride[0]) = make_uint2 (w[2], w[3]);
+    } else {
+      /* as ci_tm_map_quad: R'G'B' from the float OETF, then the matrix */
+      for (int i = 0; i < 4; i++) {
+        float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
+        ci_tm_gamut (p.op, k, rgb[i]);
+        for (int c = 0; c < 3; c++)
+          rgb[i][c] = tm_lut2 (o2, rgb[i][c]);
+      }
+      uint8_t yv[4], u, v;
+      ci_tm_yuv_quad (rgb, 2, 2, yv, &u, &v);
+      uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + x;
+      *(uint16_t *) o0 = (uint16_t) (yv[0] | (yv[1] << 8));
+      *(uint16_t *) (o0 + out.stride[0]) = (uint16_t) (yv[2] | (yv[3] << 8));
+      if (f == CI_TM_OUT_NV12)
+        *(uint16_t *) (out.data[1] + (size_t) (y >> 1) * out.stride[1] + x) =
+            (uint16_t) (u | (v << 8));
+      else {
+        out.data[1][(size_t) (y >> 1) * out.stride[1] + (x >> 1)] = u;
+        out.data[2][(size_t) (y >> 1) * out.stride[2] + (x >> 1)] = v;
+      }
     }
-    uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
-    *(uint2 *) o0 = make_uint2 (w[0], w[1]);
-    *(uint2 *) (o0 + out.stride[0]) = make_uint2 (w[2], w[3]);
     cur = nxt;
   }
 
@@ -652,15 +678,19 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
-/* The pair tables and the 8-bit OETF table from the host's float tables. */
+/* The pair tables (EOTF, log, OETF) and the 8-bit OETF table from the
+ * host's float tables. */
 __global__ void
 tm_tables_kernel (const float *eotf, const float *oetf, float2 * e2,
     uint8_t * o8)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < TM_E2_N)
+  if (i < TM_E2_N) {
     e2[i] = i <= CI_TM_TRC_LUT ? make_float2 (eotf[i], eotf[i + 1] - eotf[i]) :
         make_float2 (eotf[i], 0.0f);
+    e2[TM_E2_N + TM_L2_N + i] = i <= CI_TM_TRC_LUT ? make_float2 (oetf[i],
+        oetf[i + 1] - oetf[i]) : make_float2 (oetf[i], 0.0f);
+  }
   if (i < TM_L2_N) {
     const float *lg = eotf + CI_TM_LOG_OFF;
     e2[TM_E2_N + i] = i <= CI_TM_LOG_LUT ? make_float2 (lg[i],
@@ -1085,7 +1115,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
   CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
-  CK (cudaMalloc (&tm->d_eotf2, (TM_E2_N + TM_L2_N) * sizeof (float2)));
+  CK (cudaMalloc (&tm->d_eotf2, (2 * TM_E2_N + TM_L2_N) * sizeof (float2)));
   CK (cudaMalloc (&tm->d_oetf8, TM_O8_PAD));
   CK (cudaMalloc (&tm->d_map, nmap * sizeof (float)));
   CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
@@ -1135,20 +1165,25 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       CK (tm_grid (stats[i], tm->smem_map_stats, nq, &g));
       tm->grid_map_stats = g;
     }
-    const void *fast[2][2] = {
-      {(const void *) tm_fast_kernel < 0, false >,
-          (const void *) tm_fast_kernel < 0, true >},
-      {(const void *) tm_fast_kernel < 1, false >,
-          (const void *) tm_fast_kernel < 1, true >}
+#define TM_FK(IC, OC) {(const void *) tm_fast_kernel < IC, OC, false >, \
+      (const void *) tm_fast_kernel < IC, OC, true >}
+    const void *fast[2][2][2] = { {TM_FK (0, 0), TM_FK (0, 1)},
+    {TM_FK (1, 0), TM_FK (1, 1)}
     };
-    tm->smem_fast[0] = (TM_E2_N + TM_L2_N) * sizeof (float2) +
-        ((nmap + 3) & ~3) * sizeof (float) + TM_O8_PAD;
-    tm->smem_fast[1] = tm->smem_fast[0] + p->bins * sizeof (uint32_t);
+#undef TM_FK
+    for (int oc = 0; oc < 2; oc++) {
+      tm->smem_fast[oc][0] = (TM_E2_N + TM_L2_N) * sizeof (float2) +
+          ((nmap + 3) & ~3) * sizeof (float) + (oc ? TM_E2_N *
+          sizeof (float2) : TM_O8_PAD);
+      tm->smem_fast[oc][1] = tm->smem_fast[oc][0] +
+          p->bins * sizeof (uint32_t);
+    }
     long long nqf = (long long) (p->width / 2) * (p->height / 2);
     for (int ic = 0; ic < 2; ic++)
-      for (int st = 0; st < 2; st++)
-        CK (tm_grid_n (fast[ic][st], TM_FBLOCK, tm->smem_fast[st],
-                nqf > 0 ? nqf : 1, &tm->grid_fast[ic][st]));
+      for (int oc = 0; oc < 2; oc++)
+        for (int st = 0; st < 2; st++)
+          CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK, tm->smem_fast[oc][st],
+                  nqf > 0 ? nqf : 1, &tm->grid_fast[ic][oc][st]));
   }
 
   if (impl & CI_TM_STATS_CUB) {
@@ -1231,6 +1266,12 @@ tm_can_vec (const CiTmCuda * tm, const CiTmInPlanes * in,
   int ok = tm_can_vec_in (tm, in);
   if (tm->p.out_format <= CI_TM_OUT_BGRX)
     ok &= tm_aligned (out->data[0], out->stride[0], 8);
+  else {
+    /* a quad row's two luma bytes, NV12's CbCr pair: 16-bit stores */
+    ok &= tm_aligned (out->data[0], out->stride[0], 2);
+    if (tm->p.out_format == CI_TM_OUT_NV12)
+      ok &= tm_aligned (out->data[1], out->stride[1], 2);
+  }
   return ok;
 }
 
@@ -1285,16 +1326,21 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
   const int f = tm->p.in_format;
   const int ic = (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
       ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 : -1);
-  if (vec && !hwo && ic >= 0 && tm->p.out_format <= CI_TM_OUT_BGRX
-      && tm->p.width >= 2 && tm->p.height >= 2) {
-#define TM_F(IC) tm_fast_kernel < IC, STATS > <<< tm->grid_fast[IC][STATS], \
-      TM_FBLOCK, tm->smem_fast[STATS], s >>> (tm->p, *in, *out, tm->d_eotf2, \
-      tm->d_eotf, tm->d_oetf8, tm->d_oetf, tm->d_map, tm->d_range, \
-      tm->d_hist, tm->d_keys)
-    if (ic == 0)
-      TM_F (0);
+  /* the fast kernels write RGB words (oc 0) or 4:2:0 quads (oc 1) */
+  const int oc = tm->p.out_format <= CI_TM_OUT_BGRX ? 0 : 1;
+  if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2) {
+#define TM_F(IC, OC) tm_fast_kernel < IC, OC, STATS > <<< \
+      tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
+      s >>> (tm->p, *in, *out, tm->d_eotf2, tm->d_eotf, tm->d_oetf8, \
+      tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
+    if (ic == 0 && oc == 0)
+      TM_F (0, 0);
+    else if (ic == 0)
+      TM_F (0, 1);
+    else if (oc == 0)
+      TM_F (1, 0);
     else
-      TM_F (1);
+      TM_F (1, 1);
 #undef TM_F
     CKL ();
     return 0;

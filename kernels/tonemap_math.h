@@ -694,6 +694,36 @@ ci_tm_store_rgb_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
   }
 }
 
+/* The 4:2:0 codes of one quad from BT.709-encoded R'G'B' (rgb[i]: quad
+ * pixel i, 0 tl, 1 tr, 2 bl, 3 br; nx x ny of them inside the frame):
+ * luma yv[j * 2 + i], chroma from the mean R'G'B' of those pixels. */
+CI_HD void
+ci_tm_yuv_quad (float rgb[4][3], int nx, int ny, uint8_t * yv, uint8_t * u,
+    uint8_t * v)
+{
+  float sr = 0.0f, sg = 0.0f, sb = 0.0f;
+  int n = 0;
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      const float *c = rgb[j * 2 + i];
+      float yl = fmaf (0.0722f, c[2], fmaf (0.7152f, c[1], 0.2126f * c[0]));
+      yv[j * 2 + i] = (uint8_t) ci_tm_rint (fmaf (yl, 219.0f, 16.0f));
+      sr += c[0];
+      sg += c[1];
+      sb += c[2];
+      n++;
+    }
+  float inv = n == 4 ? 0.25f : (n == 2 ? 0.5f : 1.0f);
+  sr *= inv;
+  sg *= inv;
+  sb *= inv;
+  float yl = fmaf (0.0722f, sb, fmaf (0.7152f, sg, 0.2126f * sr));
+  *u = (uint8_t) ci_tm_rint (fmaf ((sb - yl) * (1.0f / 1.8556f), 224.0f,
+          128.0f));
+  *v = (uint8_t) ci_tm_rint (fmaf ((sr - yl) * (1.0f / 1.5748f), 224.0f,
+          128.0f));
+}
+
 /* Encode one 2x2 quad whose top-left pixel is (x, y) into I420/NV12.
  * rgb[i] is the BT.709-encoded R'G'B' of quad pixel i (0 tl, 1 tr, 2 bl,
  * 3 br); pixels outside the frame are skipped. */
@@ -702,39 +732,18 @@ ci_tm_encode_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
     int y, float rgb[4][3])
 {
   int nx = x + 1 < p->width ? 2 : 1, ny = y + 1 < p->height ? 2 : 1;
-  int f = p->out_format;
-  {
-    float sr = 0.0f, sg = 0.0f, sb = 0.0f;
-    int n = 0;
-    for (int j = 0; j < ny; j++)
-      for (int i = 0; i < nx; i++) {
-        const float *c = rgb[j * 2 + i];
-        float yl = fmaf (0.0722f, c[2], fmaf (0.7152f, c[1], 0.2126f * c[0]));
-        out->data[0][(size_t) (y + j) * out->stride[0] + x + i] =
-            (uint8_t) ci_tm_rint (fmaf (yl, 219.0f, 16.0f));
-        sr += c[0];
-        sg += c[1];
-        sb += c[2];
-        n++;
-      }
-    float inv = n == 4 ? 0.25f : (n == 2 ? 0.5f : 1.0f);
-    sr *= inv;
-    sg *= inv;
-    sb *= inv;
-    float yl = fmaf (0.0722f, sb, fmaf (0.7152f, sg, 0.2126f * sr));
-    uint8_t u = (uint8_t) ci_tm_rint (fmaf ((sb - yl) * (1.0f / 1.8556f),
-            224.0f, 128.0f));
-    uint8_t v = (uint8_t) ci_tm_rint (fmaf ((sr - yl) * (1.0f / 1.5748f),
-            224.0f, 128.0f));
-    if (f == CI_TM_OUT_I420) {
-      out->data[1][(size_t) (y >> 1) * out->stride[1] + (x >> 1)] = u;
-      out->data[2][(size_t) (y >> 1) * out->stride[2] + (x >> 1)] = v;
-    } else {
-      uint8_t *uv = out->data[1] + (size_t) (y >> 1) * out->stride[1] + x;
-      uv[0] = u;
-      uv[1] = v;
-    }
-    return;
+  uint8_t yv[4], u, v;
+  ci_tm_yuv_quad (rgb, nx, ny, yv, &u, &v);
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++)
+      out->data[0][(size_t) (y + j) * out->stride[0] + x + i] = yv[j * 2 + i];
+  if (p->out_format == CI_TM_OUT_I420) {
+    out->data[1][(size_t) (y >> 1) * out->stride[1] + (x >> 1)] = u;
+    out->data[2][(size_t) (y >> 1) * out->stride[2] + (x >> 1)] = v;
+  } else {
+    uint8_t *uv = out->data[1] + (size_t) (y >> 1) * out->stride[1] + x;
+    uv[0] = u;
+    uv[1] = v;
   }
 }
 
