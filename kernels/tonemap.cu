@@ -56,6 +56,7 @@ struct CiTmCuda
   float2 *d_eotf2;              /* TM_E2_N EOTF, TM_L2_N log, TM_E2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
   int grid_fast[2][2][2];       /* [input class][output class][stats] */
+  int grid_fstats[2][2];        /* [input class][histogram] */
   size_t smem_fast[2][2];       /* [output class][stats] */
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
@@ -678,6 +679,97 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
+/* Statistics of a still frame (min/max, then the histogram over them)
+ * with the fast kernels' loads and pair tables: same bits as
+ * tm_minmax_kernel / tm_hist_kernel. */
+template < int IC, bool HIST > __global__ void
+__launch_bounds__ (TM_FBLOCK, TM_FMINB)
+tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
+    const float *g_eotf, uint32_t * keys, uint32_t * g_hist)
+{
+  extern __shared__ float4 sm4[];
+  float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
+  uint32_t *h = (uint32_t *) (lg2 + TM_L2_N);
+  const int qwf = p.width >> 1, qhf = p.height >> 1;
+  const unsigned stride_ = gridDim.x * blockDim.x;
+  const int sy_ = (int) (stride_ / (unsigned) qwf);
+  const int sx_ = (int) (stride_ % (unsigned) qwf);
+  const unsigned start_ = blockIdx.x * blockDim.x + threadIdx.x;
+  int qy = (int) (start_ / (unsigned) qwf), qx = (int) (start_ % (unsigned) qwf);
+  TmRaw < IC > cur = { };
+  if (qy < qhf)
+    tm_raw_load (cur, in, 2 * qx, 2 * qy);
+
+  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N));
+  float lmin = 0.0f, scale = 0.0f;
+  if (HIST) {
+    for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
+      h[b] = 0;
+    lmin = ci_tm_key_float (keys[0]);
+    scale = ci_tm_range_scale (lmin, ci_tm_key_float (keys[1]), p.bins);
+  }
+  __syncthreads ();
+
+  float lo = INFINITY, hi = -INFINITY;
+  while (qy < qhf) {
+    qx += sx_;
+    qy += sy_;
+    if (qx >= qwf) {
+      qx -= qwf;
+      qy++;
+    }
+    TmRaw < IC > nxt = { };
+    if (qy < qhf)
+      tm_raw_load (nxt, in, 2 * qx, 2 * qy);
+    float r[4], g[4], b[4], a[4], rgb[3], l[4];
+    tm_raw_decode (cur, p, r, g, b, a);
+    for (int i = 0; i < 4; i++)
+      l[i] = tm_logl2 (tm_linearize2 (p, eotf2, r[i], g[i], b[i], rgb), lg2);
+    if (HIST) {
+      int bin[4];
+      for (int i = 0; i < 4; i++)
+        bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+      if (bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0])
+        atomicAdd (&h[bin[0]], 4u);
+      else
+        for (int i = 0; i < 4; i++)
+          atomicAdd (&h[bin[i]], 1u);
+    } else {
+      lo = fminf (lo, fminf (fminf (l[0], l[1]), fminf (l[2], l[3])));
+      hi = fmaxf (hi, fmaxf (fmaxf (l[0], l[1]), fmaxf (l[2], l[3])));
+    }
+    cur = nxt;
+  }
+
+  /* odd width: last quad column; odd height: last quad row */
+  if ((p.width | p.height) & 1) {
+    const int qw = (p.width + 1) >> 1, qh = (p.height + 1) >> 1;
+    const int ncol = (p.width & 1) ? qh : 0;
+    const int nrow = (p.height & 1) ? qwf : 0;
+    for (int e = (int) start_; e < ncol + nrow; e += (int) stride_) {
+      const int x = e < ncol ? 2 * (qw - 1) : 2 * (e - ncol);
+      const int y = e < ncol ? 2 * e : 2 * (qh - 1);
+      float rgb[4][3], yl[4], l[4], a[4];
+      ci_tm_load_quad (&p, g_eotf, &in, x, y, rgb, yl, l, a);
+      if (HIST) {
+        int bin[4];
+        for (int i = 0; i < 4; i++)
+          bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+        tm_hist_quad (h, p, x, y, bin);
+      } else
+        for (int i = 0; i < 4; i++)
+          if (tm_valid (p, x, y, i)) {
+            lo = fminf (lo, l[i]);
+            hi = fmaxf (hi, l[i]);
+          }
+    }
+  }
+  if (HIST)
+    tm_merge_hist (h, g_hist, p.bins);
+  else
+    tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
+}
+
 /* The pair tables (EOTF, log, OETF) and the 8-bit OETF table from the
  * host's float tables. */
 __global__ void
@@ -1015,6 +1107,22 @@ tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
 }
 
 /* ---- host side ---- */
+static size_t
+tm_fstats_smem (const CiTmCuda * tm, int hist)
+{
+  return (TM_E2_N + TM_L2_N) * sizeof (float2) +
+      (hist ? tm->bins * sizeof (uint32_t) : 0);
+}
+
+/* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, -1 other. */
+static int
+tm_input_class (const CiTmCuda * tm)
+{
+  const int f = tm->p.in_format;
+  return (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
+      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 : -1);
+}
+
 static int
 tm_grid_n (const void *func, int nt, size_t smem, long long work_items,
     int *grid)
@@ -1179,6 +1287,16 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
           p->bins * sizeof (uint32_t);
     }
     long long nqf = (long long) (p->width / 2) * (p->height / 2);
+    const void *fstats[2][2] = {
+      {(const void *) tm_fast_stats_kernel < 0, false >,
+          (const void *) tm_fast_stats_kernel < 0, true >},
+      {(const void *) tm_fast_stats_kernel < 1, false >,
+          (const void *) tm_fast_stats_kernel < 1, true >}
+    };
+    for (int ic = 0; ic < 2; ic++)
+      for (int hs = 0; hs < 2; hs++)
+        CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
+                nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
     for (int ic = 0; ic < 2; ic++)
       for (int oc = 0; oc < 2; oc++)
         for (int st = 0; st < 2; st++)
@@ -1300,7 +1418,23 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
             tm->bins, (int) n, s));
     return 0;
   }
-  if (tm_can_vec_in (tm, in)) {
+  const int ic = tm_input_class (tm);
+  if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
+      && tm->p.height >= 2) {
+#define TM_S(IC, H) tm_fast_stats_kernel < IC, H > <<< \
+      tm->grid_fstats[IC][H], TM_FBLOCK, tm_fstats_smem (tm, H), s >>> \
+      (tm->p, *in, tm->d_eotf2, tm->d_eotf, tm->d_keys, tm->d_hist)
+    if (ic == 0) {
+      TM_S (0, false);
+      CKL ();
+      TM_S (0, true);
+    } else {
+      TM_S (1, false);
+      CKL ();
+      TM_S (1, true);
+    }
+#undef TM_S
+  } else if (tm_can_vec_in (tm, in)) {
     tm_minmax_kernel < true > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
         s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
     CKL ();
@@ -1323,9 +1457,7 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
 {
   int grid = STATS ? tm->grid_map_stats : tm->grid_map;
   size_t smem = STATS ? tm->smem_map_stats : tm->smem_map;
-  const int f = tm->p.in_format;
-  const int ic = (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
-      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 : -1);
+  const int ic = tm_input_class (tm);
   /* the fast kernels write RGB words (oc 0) or 4:2:0 quads (oc 1) */
   const int oc = tm->p.out_format <= CI_TM_OUT_BGRX ? 0 : 1;
   if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2) {
