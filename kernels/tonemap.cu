@@ -35,6 +35,7 @@
 #endif
 #define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
 #define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
+#define TM_NIC 3                        /* input classes of the fast kernels (TmRaw) */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -55,8 +56,8 @@ struct CiTmCuda
   float *d_eotf, *d_oetf, *d_map;
   float2 *d_eotf2;              /* TM_E2_N EOTF, TM_L2_N log, TM_E2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
-  int grid_fast[2][2][2];       /* [input class][output class][stats] */
-  int grid_fstats[2][2];        /* [input class][histogram] */
+  int grid_fast[TM_NIC][2][2];  /* [input class][output class][stats] */
+  int grid_fstats[TM_NIC][2];   /* [input class][histogram] */
   size_t smem_fast[2][2];       /* [output class][stats] */
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
@@ -472,8 +473,9 @@ tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
       tm_lut2 (eotf2, b), rgb);
 }
 
-/* Raw input of one full quad: IC 0 = P010/P016 (x: luma row 0, y: luma
- * row 1, z: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row). */
+/* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
+ * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
+ * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes). */
 template < int IC > struct TmRaw;
 template <> struct TmRaw <0>
 {
@@ -482,6 +484,10 @@ template <> struct TmRaw <0>
 template <> struct TmRaw <1>
 {
   uint4 q0, q1;
+};
+template <> struct TmRaw <2>
+{
+  uint32_t a0, a1, c;
 };
 
 static __device__ __forceinline__ void
@@ -495,6 +501,18 @@ tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
 }
 
 static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  r.a0 = __ldg ((const unsigned int *) r0);
+  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  const size_t c = (size_t) (y >> 1) * in.stride[1] + x;
+  const size_t c2 = (size_t) (y >> 1) * in.stride[2] + x;
+  r.c = __ldg ((const unsigned short *) (in.data[1] + c)) |
+      ((uint32_t) __ldg ((const unsigned short *) (in.data[2] + c2)) << 16);
+}
+
+static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
 {
   const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
@@ -502,19 +520,20 @@ tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
   r.q1 = __ldg ((const uint4 *) (r0 + in.stride[0]));
 }
 
-/* Decode (as tm_load_quad_vec): non-linear R'G'B' and alpha. */
+/* Decode (as ci_tm_load_quad): non-linear R'G'B' and alpha.  4:2:0
+ * samples: (v >> sh) & mask, P010 (6, 0xffff), P016 (0, 0xffff), I420_10
+ * (0, 0x3ff). */
 static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
+tm_decode_420 (uint32_t a0, uint32_t a1, uint32_t c, int sh, uint32_t m,
+    const CiTmParams & p, float *r, float *g, float *b, float *a)
 {
-  const int sh = p.in_format == CI_TM_IN_P010 ? 6 : 0;
   float yy[4];
-  yy[0] = ci_tm_i2f ((q.a0 & 0xffffu) >> sh);
-  yy[1] = ci_tm_i2f ((q.a0 >> 16) >> sh);
-  yy[2] = ci_tm_i2f ((q.a1 & 0xffffu) >> sh);
-  yy[3] = ci_tm_i2f ((q.a1 >> 16) >> sh);
-  float u = fmaf (ci_tm_i2f ((q.c & 0xffffu) >> sh), p.c_scale, p.c_off);
-  float v = fmaf (ci_tm_i2f ((q.c >> 16) >> sh), p.c_scale, p.c_off);
+  yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & m);
+  yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & m);
+  yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & m);
+  yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & m);
+  float u = fmaf (ci_tm_i2f (((c & 0xffffu) >> sh) & m), p.c_scale, p.c_off);
+  float v = fmaf (ci_tm_i2f (((c >> 16) >> sh) & m), p.c_scale, p.c_off);
   for (int i = 0; i < 4; i++) {
     float vy = fmaf (yy[i], p.y_scale, p.y_off);
     r[i] = fmaf (p.cr_r, v, vy);
@@ -522,6 +541,21 @@ tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
     b[i] = fmaf (p.cb_b, u, vy);
     a[i] = 1.0f;
   }
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  tm_decode_420 (q.a0, q.a1, q.c, p.in_format == CI_TM_IN_P010 ? 6 : 0,
+      0xffffu, p, r, g, b, a);
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 2 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  tm_decode_420 (q.a0, q.a1, q.c, 0, 0x3ffu, p, r, g, b, a);
 }
 
 static __device__ __forceinline__ void
@@ -1114,13 +1148,15 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
       (hist ? tm->bins * sizeof (uint32_t) : 0);
 }
 
-/* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, -1 other. */
+/* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, 2 I420_10,
+ * -1 other. */
 static int
 tm_input_class (const CiTmCuda * tm)
 {
   const int f = tm->p.in_format;
   return (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
-      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 : -1);
+      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 :
+      (f == CI_TM_IN_I420_10 ? 2 : -1));
 }
 
 static int
@@ -1275,8 +1311,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     }
 #define TM_FK(IC, OC) {(const void *) tm_fast_kernel < IC, OC, false >, \
       (const void *) tm_fast_kernel < IC, OC, true >}
-    const void *fast[2][2][2] = { {TM_FK (0, 0), TM_FK (0, 1)},
-    {TM_FK (1, 0), TM_FK (1, 1)}
+    const void *fast[TM_NIC][2][2] = { {TM_FK (0, 0), TM_FK (0, 1)},
+    {TM_FK (1, 0), TM_FK (1, 1)}, {TM_FK (2, 0), TM_FK (2, 1)}
     };
 #undef TM_FK
     for (int oc = 0; oc < 2; oc++) {
@@ -1287,17 +1323,15 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
           p->bins * sizeof (uint32_t);
     }
     long long nqf = (long long) (p->width / 2) * (p->height / 2);
-    const void *fstats[2][2] = {
-      {(const void *) tm_fast_stats_kernel < 0, false >,
-          (const void *) tm_fast_stats_kernel < 0, true >},
-      {(const void *) tm_fast_stats_kernel < 1, false >,
-          (const void *) tm_fast_stats_kernel < 1, true >}
-    };
-    for (int ic = 0; ic < 2; ic++)
+#define TM_SK(IC) {(const void *) tm_fast_stats_kernel < IC, false >, \
+      (const void *) tm_fast_stats_kernel < IC, true >}
+    const void *fstats[TM_NIC][2] = { TM_SK (0), TM_SK (1), TM_SK (2) };
+#undef TM_SK
+    for (int ic = 0; ic < TM_NIC; ic++)
       for (int hs = 0; hs < 2; hs++)
         CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
                 nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
-    for (int ic = 0; ic < 2; ic++)
+    for (int ic = 0; ic < TM_NIC; ic++)
       for (int oc = 0; oc < 2; oc++)
         for (int st = 0; st < 2; st++)
           CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK, tm->smem_fast[oc][st],
@@ -1373,6 +1407,9 @@ tm_can_vec_in (const CiTmCuda * tm, const CiTmInPlanes * in)
     ok &= tm_aligned (in->data[1], in->stride[1], 4);
   if (f == CI_TM_IN_Y444_16)
     ok &= tm_aligned (in->data[2], in->stride[2], 4);
+  if (f == CI_TM_IN_I420_10)    /* 16-bit chroma loads */
+    ok &= tm_aligned (in->data[1], in->stride[1], 2) &&
+        tm_aligned (in->data[2], in->stride[2], 2);
   return ok && !(tm->impl & CI_TM_NO_VEC);
 }
 
@@ -1424,15 +1461,14 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
 #define TM_S(IC, H) tm_fast_stats_kernel < IC, H > <<< \
       tm->grid_fstats[IC][H], TM_FBLOCK, tm_fstats_smem (tm, H), s >>> \
       (tm->p, *in, tm->d_eotf2, tm->d_eotf, tm->d_keys, tm->d_hist)
-    if (ic == 0) {
-      TM_S (0, false);
-      CKL ();
-      TM_S (0, true);
-    } else {
-      TM_S (1, false);
-      CKL ();
-      TM_S (1, true);
-    }
+#define TM_S2(IC) do { TM_S (IC, false); CKL (); TM_S (IC, true); } while (0)
+    if (ic == 0)
+      TM_S2 (0);
+    else if (ic == 1)
+      TM_S2 (1);
+    else
+      TM_S2 (2);
+#undef TM_S2
 #undef TM_S
   } else if (tm_can_vec_in (tm, in)) {
     tm_minmax_kernel < true > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
@@ -1465,14 +1501,14 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
       tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
       s >>> (tm->p, *in, *out, tm->d_eotf2, tm->d_eotf, tm->d_oetf8, \
       tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
-    if (ic == 0 && oc == 0)
-      TM_F (0, 0);
-    else if (ic == 0)
-      TM_F (0, 1);
-    else if (oc == 0)
-      TM_F (1, 0);
+#define TM_F2(IC) do { if (oc == 0) TM_F (IC, 0); else TM_F (IC, 1); } while (0)
+    if (ic == 0)
+      TM_F2 (0);
+    else if (ic == 1)
+      TM_F2 (1);
     else
-      TM_F (1, 1);
+      TM_F2 (2);
+#undef TM_F2
 #undef TM_F
     CKL ();
     return 0;
