@@ -131,6 +131,18 @@ tm_valid (const CiTmParams & p, int x, int y, int i)
   return x + (i & 1) < p.width && y + (i >> 1) < p.height;
 }
 
+/* Min/max of the log-luminance of the quad's pixels inside the frame. */
+static __device__ __forceinline__ void
+tm_minmax_quad (const CiTmParams & p, int x, int y, const float *l,
+    float *lo, float *hi)
+{
+  for (int i = 0; i < 4; i++)
+    if (tm_valid (p, x, y, i)) {
+      *lo = fminf (*lo, l[i]);
+      *hi = fmaxf (*hi, l[i]);
+    }
+}
+
 /* Shared histogram update for one quad: a flat quad is one atomic. */
 static __device__ __forceinline__ void
 tm_hist_quad (uint32_t * h, const CiTmParams & p, int x, int y, const int *bin)
@@ -283,11 +295,7 @@ tm_minmax_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
       tm_load_quad_vec (p, eotf, in, x, y, rgb, yl, l, a);
     else
       ci_tm_load_quad (&p, eotf, &in, x, y, rgb, yl, l, a);
-    for (int i = 0; i < 4; i++)
-      if (tm_valid (p, x, y, i)) {
-        lo = fminf (lo, l[i]);
-        hi = fmaxf (hi, l[i]);
-      }
+    tm_minmax_quad (p, x, y, l, &lo, &hi);
   }
   tm_merge_minmax (lo, hi, keys);
 }
@@ -410,11 +418,7 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
     if (STATS) {
       tm_hist_quad (h, p, x, y, bin);
-      for (int i = 0; i < 4; i++)
-        if (tm_valid (p, x, y, i)) {
-          lo = fminf (lo, l[i]);
-          hi = fmaxf (hi, l[i]);
-        }
+      tm_minmax_quad (p, x, y, l, &lo, &hi);
     }
     if (VEC && full)
       tm_map_quad_dev < true > (p, hwo != 0, oetf, o8, map, out, x, y, rgb,
@@ -472,6 +476,58 @@ tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
   return ci_tm_light (&p, tm_lut2 (eotf2, r), tm_lut2 (eotf2, g),
       tm_lut2 (eotf2, b), rgb);
 }
+
+/* The fast kernels' walk: a grid-stride loop over the full 2x2 quads
+ * (qwf x qhf) without a division per step, then the edge quads of an odd
+ * width (last column) or height (last row), by the generic code. */
+struct TmFullQuads
+{
+  int qwf, qhf, qw, qh, sx, sy, qx, qy;
+  unsigned start, stride;
+  __device__ __forceinline__ TmFullQuads (const CiTmParams & p)
+  {
+    qwf = p.width >> 1;
+    qhf = p.height >> 1;
+    qw = (p.width + 1) >> 1;
+    qh = (p.height + 1) >> 1;
+    stride = gridDim.x * blockDim.x;
+    sy = (int) (stride / (unsigned) qwf);
+    sx = (int) (stride % (unsigned) qwf);
+    start = blockIdx.x * blockDim.x + threadIdx.x;
+    qy = (int) (start / (unsigned) qwf);
+    qx = (int) (start % (unsigned) qwf);
+  }
+  __device__ __forceinline__ bool more () const
+  {
+    return qy < qhf;
+  }
+  __device__ __forceinline__ void next ()
+  {
+    qx += sx;
+    qy += sy;
+    if (qx >= qwf) {
+      qx -= qwf;
+      qy++;
+    }
+  }
+  /* the edge quads (the last column's qh for an odd width, then the last
+   * row's qwf for an odd height), loaded by the generic code, to
+   * f (x, y, rgb, yl, l, a) */
+  template < typename F > __device__ __forceinline__ void
+  edge_quads (const CiTmParams & p, const float *g_eotf,
+      const CiTmInPlanes & in, F f) const
+  {
+    const int ncol = qw > qwf ? qh : 0, n = ncol + (qh > qhf ? qwf : 0);
+    for (int e = (int) start; e < n; e += (int) stride) {
+      const int x = e < ncol ? 2 * (qw - 1) : 2 * (e - ncol);
+      const int y = e < ncol ? 2 * e : 2 * (qh - 1);
+      float rgb[4][3], yl[4], l[4], a[4];
+      ci_tm_load_quad (&p, g_eotf, &in, x, y, rgb, yl, l, a);
+      f (x, y, rgb, yl, l, a);
+    }
+  }
+};
+
 
 /* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
  * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
@@ -594,17 +650,11 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
   uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
 
-  /* full quads: qwf x qhf; the first one's input is in flight while the
-   * tables are copied */
-  const int qwf = p.width >> 1, qhf = p.height >> 1;
-  const unsigned stride_ = gridDim.x * blockDim.x;
-  const int sy_ = (int) (stride_ / (unsigned) qwf);
-  const int sx_ = (int) (stride_ % (unsigned) qwf);
-  const unsigned start_ = blockIdx.x * blockDim.x + threadIdx.x;
-  int qy = (int) (start_ / (unsigned) qwf), qx = (int) (start_ % (unsigned) qwf);
+  /* the first quad's input is in flight while the tables are copied */
+  TmFullQuads walk (p);
   TmRaw < IC > cur = { };
-  if (qy < qhf)
-    tm_raw_load (cur, in, 2 * qx, 2 * qy);
+  if (walk.more ())
+    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
   tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N +
           (OC ? TM_E2_N : 0)));
@@ -619,17 +669,12 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   __syncthreads ();
 
   float lo = INFINITY, hi = -INFINITY;
-  while (qy < qhf) {
-    const int x = 2 * qx, y = 2 * qy;
-    qx += sx_;
-    qy += sy_;
-    if (qx >= qwf) {
-      qx -= qwf;
-      qy++;
-    }
+  while (walk.more ()) {
+    const int x = 2 * walk.qx, y = 2 * walk.qy;
+    walk.next ();
     TmRaw < IC > nxt = { };
-    if (qy < qhf)
-      tm_raw_load (nxt, in, 2 * qx, 2 * qy);
+    if (walk.more ())
+      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
 
     float r[4], g[4], b[4], a[4], rgb[4][3], yl[4], l[4];
     int bin[4];
@@ -683,30 +728,17 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     cur = nxt;
   }
 
-  /* odd width: last quad column; odd height: last quad row */
-  if ((p.width | p.height) & 1) {
-    const int qw = (p.width + 1) >> 1, qh = (p.height + 1) >> 1;
-    const int ncol = (p.width & 1) ? qh : 0;
-    const int nrow = (p.height & 1) ? qwf : 0;
-    for (int e = (int) start_; e < ncol + nrow; e += (int) stride_) {
-      const int x = e < ncol ? 2 * (qw - 1) : 2 * (e - ncol);
-      const int y = e < ncol ? 2 * e : 2 * (qh - 1);
-      float rgb[4][3], yl[4], l[4], a[4];
-      int bin[4];
-      ci_tm_load_quad (&p, g_eotf, &in, x, y, rgb, yl, l, a);
-      for (int i = 0; i < 4; i++)
-        bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
-      if (STATS) {
-        tm_hist_quad (h, p, x, y, bin);
+  walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*rgb)[3],
+          const float *yl, const float *l, const float *a) {
+        int bin[4];
         for (int i = 0; i < 4; i++)
-          if (tm_valid (p, x, y, i)) {
-            lo = fminf (lo, l[i]);
-            hi = fmaxf (hi, l[i]);
-          }
-      }
-      ci_tm_map_quad (&p, g_oetf, o8, map, &out, x, y, rgb, yl, l, bin, a);
-    }
-  }
+          bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+        if (STATS) {
+          tm_hist_quad (h, p, x, y, bin);
+          tm_minmax_quad (p, x, y, l, &lo, &hi);
+        }
+        ci_tm_map_quad (&p, g_oetf, o8, map, &out, x, y, rgb, yl, l, bin, a);
+      });
   if (STATS) {
     tm_merge_hist (h, g_hist, p.bins);
     tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
@@ -724,15 +756,11 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
   extern __shared__ float4 sm4[];
   float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
   uint32_t *h = (uint32_t *) (lg2 + TM_L2_N);
-  const int qwf = p.width >> 1, qhf = p.height >> 1;
-  const unsigned stride_ = gridDim.x * blockDim.x;
-  const int sy_ = (int) (stride_ / (unsigned) qwf);
-  const int sx_ = (int) (stride_ % (unsigned) qwf);
-  const unsigned start_ = blockIdx.x * blockDim.x + threadIdx.x;
-  int qy = (int) (start_ / (unsigned) qwf), qx = (int) (start_ % (unsigned) qwf);
+  /* the first quad's input is in flight while the tables are copied */
+  TmFullQuads walk (p);
   TmRaw < IC > cur = { };
-  if (qy < qhf)
-    tm_raw_load (cur, in, 2 * qx, 2 * qy);
+  if (walk.more ())
+    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
   tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N));
   float lmin = 0.0f, scale = 0.0f;
@@ -745,16 +773,11 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
   __syncthreads ();
 
   float lo = INFINITY, hi = -INFINITY;
-  while (qy < qhf) {
-    qx += sx_;
-    qy += sy_;
-    if (qx >= qwf) {
-      qx -= qwf;
-      qy++;
-    }
+  while (walk.more ()) {
+    walk.next ();
     TmRaw < IC > nxt = { };
-    if (qy < qhf)
-      tm_raw_load (nxt, in, 2 * qx, 2 * qy);
+    if (walk.more ())
+      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
     float r[4], g[4], b[4], a[4], rgb[3], l[4];
     tm_raw_decode (cur, p, r, g, b, a);
     for (int i = 0; i < 4; i++)
@@ -775,29 +798,16 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
     cur = nxt;
   }
 
-  /* odd width: last quad column; odd height: last quad row */
-  if ((p.width | p.height) & 1) {
-    const int qw = (p.width + 1) >> 1, qh = (p.height + 1) >> 1;
-    const int ncol = (p.width & 1) ? qh : 0;
-    const int nrow = (p.height & 1) ? qwf : 0;
-    for (int e = (int) start_; e < ncol + nrow; e += (int) stride_) {
-      const int x = e < ncol ? 2 * (qw - 1) : 2 * (e - ncol);
-      const int y = e < ncol ? 2 * e : 2 * (qh - 1);
-      float rgb[4][3], yl[4], l[4], a[4];
-      ci_tm_load_quad (&p, g_eotf, &in, x, y, rgb, yl, l, a);
-      if (HIST) {
-        int bin[4];
-        for (int i = 0; i < 4; i++)
-          bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
-        tm_hist_quad (h, p, x, y, bin);
-      } else
-        for (int i = 0; i < 4; i++)
-          if (tm_valid (p, x, y, i)) {
-            lo = fminf (lo, l[i]);
-            hi = fmaxf (hi, l[i]);
-          }
-    }
-  }
+  walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*)[3],
+          const float *, const float *l, const float *) {
+        if (HIST) {
+          int bin[4];
+          for (int i = 0; i < 4; i++)
+            bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+          tm_hist_quad (h, p, x, y, bin);
+        } else
+          tm_minmax_quad (p, x, y, l, &lo, &hi);
+      });
   if (HIST)
     tm_merge_hist (h, g_hist, p.bins);
   else

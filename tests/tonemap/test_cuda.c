@@ -100,6 +100,77 @@ compare (const TmFrame * ref, const TmFrame * gpu, long *ndiff)
   return worst;
 }
 
+/* A reference and a CUDA context on the same configuration, with their
+ * output frames. */
+typedef struct
+{
+  CiTonemap *ref;
+  CiTmCuda *g;
+  TmFrame *oref, *ogpu;
+  DevFrame dout;
+} TmPair;
+
+static void
+pair_open (TmPair * t, const CiTmConfig * cfg, int pout, cudaStream_t s)
+{
+  static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+  CiTmParams p;
+  ci_tm_params_init (cfg, &p);
+  ci_tm_build_trc_luts (cfg, eotf, oetf);
+  CiTmCudaRuntime rt = rt_of (cfg);
+  t->ref = ci_tonemap_new (cfg);
+  CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &t->g));
+  t->oref = tm_frame_new_out (cfg->out_format, cfg->width, cfg->height, pout);
+  t->ogpu = tm_frame_new_out (cfg->out_format, cfg->width, cfg->height, pout);
+  dev_upload (t->ogpu, &t->dout);
+}
+
+static void
+pair_close (TmPair * t)
+{
+  dev_free (&t->dout);
+  tm_frame_free (t->oref);
+  tm_frame_free (t->ogpu);
+  ci_tm_cuda_destroy (t->g);
+  ci_tonemap_free (t->ref);
+}
+
+/* One frame through the reference and the CUDA context; returns the
+ * largest byte difference of the outputs, *nd: how many bytes differ. */
+static int
+run_frame (TmPair * t, const TmFrame * in, const DevFrame * din,
+    cudaStream_t s, long *nd)
+{
+  CiTmInPlanes ip, dip;
+  CiTmOutPlanes op_, dop;
+  tm_frame_in_planes (in, &ip);
+  tm_frame_out_planes (t->oref, &op_);
+  ci_tonemap_process (t->ref, &ip, &op_);
+  dev_in (in, din, &dip);
+  dev_out (t->ogpu, &t->dout, &dop);
+  CK (ci_tm_cuda_process (t->g, &dip, &dop, s));
+  CU (cudaStreamSynchronize (s));
+  for (int i = 0; i < t->ogpu->nplanes; i++)
+    CU (cudaMemcpy (t->ogpu->plane[i], t->dout.d[i], t->dout.size[i],
+            cudaMemcpyDeviceToHost));
+  return compare (t->oref, t->ogpu, nd);
+}
+
+/* Whether the context's temporal state is bit-identical to the
+ * reference's; cc: the context's frame count and cuts. */
+static int
+state_equal (TmPair * t, int bins, cudaStream_t s, int *cc)
+{
+  const CiTmState *rs = ci_tonemap_get_state (t->ref);
+  uint64_t *gs = malloc (bins * 8);
+  float mm[2];
+  CK (ci_tm_cuda_read_state (t->g, gs, NULL, mm, cc, NULL, s));
+  int eq = memcmp (gs, rs->s, bins * 8) == 0 && mm[0] == rs->smin
+      && mm[1] == rs->smax && cc[0] == rs->count && cc[1] == rs->cuts;
+  free (gs);
+  return eq;
+}
+
 static int small;
 
 static void
@@ -140,19 +211,8 @@ test_agreement (void)
           cfg.width = w;
           cfg.height = h;
           cfg.smoothing = video ? 4 : 0;
-          CiTonemap *ref = ci_tonemap_new (&cfg);
-          CiTmParams p;
-          float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
-          ci_tm_params_init (&cfg, &p);
-          ci_tm_build_trc_luts (&cfg, eotf, oetf);
-          CiTmCudaRuntime rt = rt_of (&cfg);
-          CiTmCuda *g = NULL;
-          CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s,
-                  &g));
-          TmFrame *oref = tm_frame_new_out (fo, w, h, pout);
-          TmFrame *ogpu = tm_frame_new_out (fo, w, h, pout);
-          DevFrame dout;
-          dev_upload (ogpu, &dout);
+          TmPair t;
+          pair_open (&t, &cfg, pout, s);
           int frames = video ? 6 : 1;
           for (int fr = 0; fr < frames; fr++) {
             if (video) {
@@ -160,47 +220,26 @@ test_agreement (void)
               tm_fill_scene (in, fr >= 3, 0.02, 50 + fr);
               dev_update (in, &din);
             }
-            for (int i = 0; i < ogpu->nplanes; i++)
-              CU (cudaMemset (dout.d[i], 0xA5, dout.size[i]));
-            CiTmInPlanes ip, dip;
-            CiTmOutPlanes op_, dop;
-            tm_frame_in_planes (in, &ip);
-            tm_frame_out_planes (oref, &op_);
-            ci_tonemap_process (ref, &ip, &op_);
-            dev_in (in, &din, &dip);
-            dev_out (ogpu, &dout, &dop);
-            CK (ci_tm_cuda_process (g, &dip, &dop, s));
-            CU (cudaStreamSynchronize (s));
-            for (int i = 0; i < ogpu->nplanes; i++)
-              CU (cudaMemcpy (ogpu->plane[i], dout.d[i], dout.size[i],
-                      cudaMemcpyDeviceToHost));
+            for (int i = 0; i < t.ogpu->nplanes; i++)
+              CU (cudaMemset (t.dout.d[i], 0xA5, t.dout.size[i]));
             long nd;
-            int wd = compare (oref, ogpu, &nd);
+            int wd = run_frame (&t, in, &din, s, &nd);
             worst_all = wd > worst_all ? wd : worst_all;
             diff_all += nd;
-            for (int i = 0; i < oref->nplanes; i++)
-              bytes_all += (long) tm_frame_rows (oref, i) *
-                  tm_frame_row_bytes (oref, i);
+            for (int i = 0; i < t.oref->nplanes; i++)
+              bytes_all += (long) tm_frame_rows (t.oref, i) *
+                  tm_frame_row_bytes (t.oref, i);
             CHECK (wd <= 1, "%s -> %s %s %s layout %d frame %d: max diff %d "
                 "(%ld bytes)", tm_in_name (fi), tm_out_name (fo),
                 tm_op_name (op), video ? "video" : "still", layout, fr, wd, nd);
           }
           /* the temporal state is bit-identical */
-          const CiTmState *rs = ci_tonemap_get_state (ref);
-          uint64_t *gs = malloc (cfg.bins * 8);
-          float mm[2];
           int cc[2];
-          CK (ci_tm_cuda_read_state (g, gs, NULL, mm, cc, NULL, s));
-          CHECK (memcmp (gs, rs->s, cfg.bins * 8) == 0 && mm[0] == rs->smin
-              && mm[1] == rs->smax && cc[0] == rs->count && cc[1] == rs->cuts,
+          CHECK (state_equal (&t, cfg.bins, s, cc),
               "%s state differs (count %d/%d cuts %d/%d)", tm_op_name (op),
-              cc[0], rs->count, cc[1], rs->cuts);
-          free (gs);
-          dev_free (&dout);
-          tm_frame_free (oref);
-          tm_frame_free (ogpu);
-          ci_tm_cuda_destroy (g);
-          ci_tonemap_free (ref);
+              cc[0], ci_tonemap_get_state (t.ref)->count, cc[1],
+              ci_tonemap_get_state (t.ref)->cuts);
+          pair_close (&t);
         }
     dev_free (&din);
     tm_frame_free (in);
@@ -236,19 +275,8 @@ test_update_bins (void)
       cfg.height = h;
       cfg.bins = bins[bi];
       cfg.smoothing = windows[wi];
-      CiTonemap *ref = ci_tonemap_new (&cfg);
-      CiTmParams p;
-      static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
-      ci_tm_params_init (&cfg, &p);
-      ci_tm_build_trc_luts (&cfg, eotf, oetf);
-      CiTmCudaRuntime rt = rt_of (&cfg);
-      CiTmCuda *g = NULL;
-      CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &g));
-      TmFrame *oref = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 64);
-      TmFrame *ogpu = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 64);
-      DevFrame dout;
-      dev_upload (ogpu, &dout);
-      uint64_t *gs = malloc (cfg.bins * 8);
+      TmPair t;
+      pair_open (&t, &cfg, 64, s);
       for (int fr = 0; fr < 9; fr++) {
         if (fr == 5) {
           for (int y = 0; y < h; y++)
@@ -257,37 +285,18 @@ test_update_bins (void)
         } else
           tm_fill_scene (in, fr == 3 || fr == 4, fr ? 0.03 : 0.0, 70 + fr);
         dev_update (in, &din);
-        CiTmInPlanes ip, dip;
-        CiTmOutPlanes op_, dop;
-        tm_frame_in_planes (in, &ip);
-        tm_frame_out_planes (oref, &op_);
-        ci_tonemap_process (ref, &ip, &op_);
-        dev_in (in, &din, &dip);
-        dev_out (ogpu, &dout, &dop);
-        CK (ci_tm_cuda_process (g, &dip, &dop, s));
-        CU (cudaStreamSynchronize (s));
-        CU (cudaMemcpy (ogpu->plane[0], dout.d[0], dout.size[0],
-                cudaMemcpyDeviceToHost));
         long nd;
-        int wd = compare (oref, ogpu, &nd);
+        int wd = run_frame (&t, in, &din, s, &nd);
         CHECK (wd <= 1, "bins %d window %d frame %d: max diff %d", cfg.bins,
             cfg.smoothing, fr, wd);
-        const CiTmState *rs = ci_tonemap_get_state (ref);
-        float mm[2];
         int cc[2];
-        CK (ci_tm_cuda_read_state (g, gs, NULL, mm, cc, NULL, s));
-        CHECK (memcmp (gs, rs->s, cfg.bins * 8) == 0 && mm[0] == rs->smin
-            && mm[1] == rs->smax && cc[0] == rs->count && cc[1] == rs->cuts,
+        CHECK (state_equal (&t, cfg.bins, s, cc),
             "bins %d window %d frame %d: state differs (count %d/%d cuts "
-            "%d/%d)", cfg.bins, cfg.smoothing, fr, cc[0], rs->count, cc[1],
-            rs->cuts);
+            "%d/%d)", cfg.bins, cfg.smoothing, fr, cc[0],
+            ci_tonemap_get_state (t.ref)->count, cc[1],
+            ci_tonemap_get_state (t.ref)->cuts);
       }
-      free (gs);
-      dev_free (&dout);
-      tm_frame_free (oref);
-      tm_frame_free (ogpu);
-      ci_tm_cuda_destroy (g);
-      ci_tonemap_free (ref);
+      pair_close (&t);
     }
   dev_free (&din);
   tm_frame_free (in);
