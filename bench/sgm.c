@@ -120,8 +120,8 @@ main (int argc, char **argv)
     CK (cudaMalloc ((void **) &cl, img * 8));
     CK (cudaMalloc ((void **) &cr, img * 8));
     CK (cudaMalloc ((void **) &sum, img * sgm_sum_stride (k->D) * 2));
-    KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
-    KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+    KL (sgm_cuda_census (d, k->w, d + img, k->w, l, k->w, k->h, p.census,
+            cl, cr, st));
     KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
     for (int r = -1; r < runs; r++) {
       CK (cudaEventRecord (e0, st));
@@ -216,8 +216,8 @@ main (int argc, char **argv)
       int nr = runs < 64 ? runs : 64;
       for (int r = -1; r < nr; r++) {
         CK (cudaEventRecord (e0, st));
-        KL (sgm_cuda_census (d, k->w, l, k->w, k->h, p.census, cl, st));
-        KL (sgm_cuda_census (d + img, k->w, l, k->w, k->h, p.census, cr, st));
+        KL (sgm_cuda_census (d, k->w, d + img, k->w, l, k->w, k->h,
+                p.census, cl, cr, st));
         KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
         CK (cudaEventRecord (e1, st));
         CK (cudaEventSynchronize (e1));

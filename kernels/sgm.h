@@ -26,9 +26,13 @@ extern "C" {
 
 /* ---- stages (tests and the pipeline use the same launchers) ---- */
 
-/* census of one view into out (width * height uint64, dense rows). */
-int sgm_cuda_census (const uint8_t * img, size_t stride, SgmLuma luma,
-    int width, int height, int census, uint64_t * out, ci_stream_t stream);
+/* census of the left and right views into out_left and out_right (width *
+ * height uint64 each, dense rows), in one launch; right NULL: the left
+ * view only. */
+int sgm_cuda_census (const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma, int width,
+    int height, int census, uint64_t * out_left, uint64_t * out_right,
+    ci_stream_t stream);
 /* cost volume: cost[(y*W + x)*Ds + d], Ds = sgm_sum_stride (D); the
  * entries d in [D, Ds) are 0. */
 int sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,

@@ -197,8 +197,8 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   sgm_ref_census (L, stride, luma, w, h, census, cl);
   sgm_ref_census (R, stride, luma, w, h, census, cr);
   uint64_t *dcl = dalloc (n * 8), *dcr = dalloc (n * 8);
-  KL (sgm_cuda_census (dL, stride, luma, w, h, census, dcl, stream));
-  KL (sgm_cuda_census (dR, stride, luma, w, h, census, dcr, stream));
+  KL (sgm_cuda_census (dL, stride, dR, stride, luma, w, h, census, dcl, dcr,
+          stream));
   compare (tag, "census left", dcl, cl, n, 8);
   compare (tag, "census right", dcr, cr, n, 8);
 
