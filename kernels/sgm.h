@@ -89,6 +89,11 @@ int sgm_cuda_lr_check (int16_t * disp, const int16_t * dint,
 /* 3x3 median; in dense rows, out rows @out_pitch bytes apart. */
 int sgm_cuda_median (const int16_t * in, int16_t * out, size_t out_pitch,
     int width, int height, ci_stream_t stream);
+/* LR check of disp (dense, not modified) then 3x3 median into out, in one
+ * pass: the same values as sgm_cuda_lr_check + sgm_cuda_median. */
+int sgm_cuda_lr_median (const int16_t * disp, const int16_t * dint,
+    const uint32_t * right_key, const SgmParams * p, int16_t * out,
+    size_t out_pitch, ci_stream_t stream);
 
 /* ---- whole pipeline with its scratch memory ---- */
 typedef struct SgmCuda SgmCuda;

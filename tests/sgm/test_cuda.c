@@ -361,6 +361,9 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   if (dvols)
     CK (cudaFree (dvols));
 
+  /* the disparities before the check, for the fused check + median */
+  int16_t *dpre = dalloc (n * 2);
+  CK (cudaMemcpy (dpre, ddisp, n * 2, cudaMemcpyDeviceToDevice));
   sgm_ref_lr_check (disp, dint, dr, &p);
   KL (sgm_cuda_lr_check (ddisp, ddint, dkey, &p, stream));
   compare (tag, "LR check", ddisp, disp, n, 2);
@@ -377,6 +380,19 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
     failures++;
     printf ("FAIL %s median\n", tag);
   }
+  if (p.lr_max_diff >= 0) {
+    poison (dmed, mpitch * h);
+    KL (sgm_cuda_lr_median (dpre, ddint, dkey, &p, (int16_t *) dmed, mpitch,
+            stream));
+    CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
+            cudaMemcpyDeviceToHost));
+    checks++;
+    if (memcmp (hm, med, n * 2)) {
+      failures++;
+      printf ("FAIL %s LR check + median in one pass\n", tag);
+    }
+  }
+  CK (cudaFree (dpre));
 
   /* the whole pipeline, pitched output, then the output conversions */
   int16_t *full = malloc (n * 2);
