@@ -93,6 +93,21 @@ compare (const char *tag, const char *stage, const void *dev, const void *ref,
   free (h);
 }
 
+/* a pitched device int16 image (w x h, rows pitch bytes apart) against a
+ * dense reference one; hm: a w * h host buffer it is copied into */
+static void
+compare_pitched (const char *tag, const char *stage, const uint8_t * dev,
+    size_t pitch, int w, int h, const int16_t * ref, int16_t * hm)
+{
+  CK (cudaMemcpy2D (hm, (size_t) w * 2, dev, pitch, (size_t) w * 2, h,
+          cudaMemcpyDeviceToHost));
+  checks++;
+  if (memcmp (hm, ref, (size_t) w * h * 2)) {
+    failures++;
+    printf ("FAIL %s %s\n", tag, stage);
+  }
+}
+
 /* a CUDA sum volume (pixel stride Ds) against a dense reference one */
 static void
 compare_sum (const char *tag, const char *stage, const uint16_t * dev,
@@ -373,24 +388,13 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   uint8_t *dmed = dalloc (mpitch * h);
   KL (sgm_cuda_median (ddisp, (int16_t *) dmed, mpitch, w, h, stream));
   int16_t *hm = malloc (n * 2);
-  CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-          cudaMemcpyDeviceToHost));
-  checks++;
-  if (memcmp (hm, med, n * 2)) {
-    failures++;
-    printf ("FAIL %s median\n", tag);
-  }
+  compare_pitched (tag, "median", dmed, mpitch, w, h, med, hm);
   if (p.lr_max_diff >= 0) {
     poison (dmed, mpitch * h);
     KL (sgm_cuda_lr_median (dpre, ddint, dkey, &p, (int16_t *) dmed, mpitch,
             stream));
-    CK (cudaMemcpy2D (hm, (size_t) w * 2, dmed, mpitch, (size_t) w * 2, h,
-            cudaMemcpyDeviceToHost));
-    checks++;
-    if (memcmp (hm, med, n * 2)) {
-      failures++;
-      printf ("FAIL %s LR check + median in one pass\n", tag);
-    }
+    compare_pitched (tag, "LR check + median in one pass", dmed, mpitch, w,
+        h, med, hm);
   }
   CK (cudaFree (dpre));
 
