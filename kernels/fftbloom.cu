@@ -1686,9 +1686,9 @@ process_t (CiFbCuda * c, const uint8_t * in, size_t in_pitch, uint8_t * out,
         in_pitch, fg, f, p, c->px, c->fspec);
     CHECK_LAUNCH ();
     unsigned nb = 3 * ((c->nxc + c->cols - 1) / c->cols);
-    CHECK (ci_launch_after (c->pdl, fused_cols_kernel (c->cols), nb, c->t_cols,
-            c->smem_cols, st, c->fspec, (const float2 *) c->kspec, fg,
-            c->kch, c->py));
+    CHECK (ci_launch_after (c->pdl, fused_cols_kernel (c->cols), nb,
+            c->t_cols, c->smem_cols, st, c->fspec, (const float2 *) c->kspec,
+            fg, c->kch, c->py));
     CHECK (ci_launch_after (c->pdl, k_fused_rows_inv<T>, rows, c->t_rows,
             c->smem_rows, st, (const float2 *) c->fspec, fg, c->px, in,
             in_pitch, out, out_pitch, f, p, c->grid));

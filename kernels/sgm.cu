@@ -69,7 +69,7 @@ struct CensusViews
  * apron, edges clamped) is read once into shared memory; each thread then
  * reads the 9x7 windows of CEN_PY pixels there, rows CEN_BY apart, so the
  * tile's load latency is paid once per 32 x 32 pixels, not per 32 x 8
- * (H200, 1080p, both views: 2 x 75 us before). */
+ * (H200, 1080p, census x 2 + cost volume: 0.357 -> 0.306 ms). */
 __global__ void __launch_bounds__ (CEN_BX * CEN_BY)
 census_kernel (CensusViews v, SgmLuma luma, int W, int H, int census)
 {
@@ -80,7 +80,8 @@ census_kernel (CensusViews v, SgmLuma luma, int W, int H, int census)
   const uint8_t *img = r1 ? v.img[1] : v.img[0];
   const size_t stride = r1 ? v.stride[1] : v.stride[0];
   uint64_t *out = r1 ? v.out[1] : v.out[0];
-  const int x0 = blockIdx.x * CEN_BX - 4, y0 = blockIdx.y * CEN_BY * CEN_PY - 3;
+  const int x0 = blockIdx.x * CEN_BX - 4;
+  const int y0 = blockIdx.y * CEN_BY * CEN_PY - 3;
   for (int r = threadIdx.y; r < CEN_TH; r += CEN_BY) {
     const int yy = sgm_clampi (y0 + r, 0, H - 1);
     for (int c = threadIdx.x; c < CEN_TW; c += CEN_BX)

@@ -433,15 +433,17 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
-/* ---- fast map kernels: P010/P016 or RGBA64/BGRA64 in, RGB out ----
+/* ---- fast kernels: P010/P016, I420_10 or RGBA64/BGRA64 in; RGB or
+ * 4:2:0 out; still-frame statistics ----
  * Same arithmetic as the generic path (so the same bins and codes), with:
- * the EOTF and log tables as (value, next - value) pairs (one 8-byte
- * shared load per lookup; next - value is the float difference the
- * generic lookup computes, so the result is bit-identical), the 8-bit OETF
- * table, the next quad's input loaded before the current one is computed,
- * a hot loop over full quads only (odd last row/column afterwards, by the
- * reference's own functions), one small kernel per input class (the
- * generic kernel's all-format code does not fit the instruction cache). */
+ * the EOTF, log (and for 4:2:0 outputs OETF) tables as (value, next -
+ * value) pairs (one 8-byte shared load per lookup; next - value is the
+ * float difference the generic lookup computes, so the result is
+ * bit-identical), the 8-bit OETF table for RGB outputs, the next quad's
+ * input loaded before the current one is computed, a hot loop over full
+ * quads only (odd last row/column afterwards, by the reference's own
+ * functions), one small kernel per input class x output class (the generic
+ * kernel's all-format code does not fit the instruction cache). */
 
 /* ci_tm_lut with pairs */
 static __device__ __forceinline__ float
@@ -528,7 +530,6 @@ struct TmFullQuads
   }
 };
 
-
 /* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
  * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
  * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes). */
@@ -541,9 +542,8 @@ template <> struct TmRaw <1>
 {
   uint4 q0, q1;
 };
-template <> struct TmRaw <2>
+template <> struct TmRaw <2>:TmRaw <0>
 {
-  uint32_t a0, a1, c;
 };
 
 static __device__ __forceinline__ void
