@@ -138,6 +138,8 @@ main (int argc, char **argv)
         "P010→NV12 histogram, video"},
     {CI_TM_IN_I420_10, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 8, 0,
         "I420_10→BGRx histogram, video"},
+    {CI_TM_IN_RGB10A2, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 8, 0,
+        "RGB10A2→BGRx histogram, video"},
     {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 0, 0,
         "P010→BGRx histogram, still, fused stats"},
     {CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM, 0, 1,

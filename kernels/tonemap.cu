@@ -35,7 +35,7 @@
 #endif
 #define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
 #define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
-#define TM_NIC 3                        /* input classes of the fast kernels (TmRaw) */
+#define TM_NIC 4                        /* input classes of the fast kernels (TmRaw) */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -433,8 +433,8 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
-/* ---- fast kernels: P010/P016, I420_10 or RGBA64/BGRA64 in; RGB or
- * 4:2:0 out; still-frame statistics ----
+/* ---- fast kernels: P010/P016, I420_10, RGBA64/BGRA64 or RGB10A2/BGR10A2
+ * in; RGB or 4:2:0 out; still-frame statistics ----
  * Same arithmetic as the generic path (so the same bins and codes), with:
  * the EOTF, log (and for 4:2:0 outputs OETF) tables as (value, next -
  * value) pairs (one 8-byte shared load per lookup; next - value is the
@@ -532,7 +532,8 @@ struct TmFullQuads
 
 /* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
  * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
- * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes). */
+ * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes), IC 3 =
+ * RGB10A2/BGR10A2 (two pixels per row). */
 template < int IC > struct TmRaw;
 template <> struct TmRaw <0>
 {
@@ -544,6 +545,10 @@ template <> struct TmRaw <1>
 };
 template <> struct TmRaw <2>:TmRaw <0>
 {
+};
+template <> struct TmRaw <3>
+{
+  uint2 p0, p1;
 };
 
 static __device__ __forceinline__ void
@@ -566,6 +571,14 @@ tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
   const size_t c2 = (size_t) (y >> 1) * in.stride[2] + x;
   r.c = __ldg ((const unsigned short *) (in.data[1] + c)) |
       ((uint32_t) __ldg ((const unsigned short *) (in.data[2] + c2)) << 16);
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 3 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
+  r.p0 = __ldg ((const uint2 *) r0);
+  r.p1 = __ldg ((const uint2 *) (r0 + in.stride[0]));
 }
 
 static __device__ __forceinline__ void
@@ -629,6 +642,24 @@ tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
     r[i] = rgba ? c0 : c2;
     b[i] = rgba ? c2 : c0;
     a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
+  }
+}
+
+/* as ci_tm_decode's RGB10A2/BGR10A2 case */
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 3 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const bool rgb = p.in_format == CI_TM_IN_RGB10A2;
+  const uint32_t px[4] = { q.p0.x, q.p0.y, q.p1.x, q.p1.y };
+  for (int i = 0; i < 4; i++) {
+    const uint32_t v = px[i];
+    float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
+    float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
+    g[i] = ci_tm_i2f ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
+    r[i] = rgb ? c0 : c2;
+    b[i] = rgb ? c2 : c0;
+    a[i] = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
   }
 }
 
@@ -1159,14 +1190,25 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
 }
 
 /* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, 2 I420_10,
- * -1 other. */
+ * 3 RGB10A2/BGR10A2, -1 other (Y444_16). */
 static int
 tm_input_class (const CiTmCuda * tm)
 {
-  const int f = tm->p.in_format;
-  return (f == CI_TM_IN_P010 || f == CI_TM_IN_P016) ? 0 :
-      ((f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) ? 1 :
-      (f == CI_TM_IN_I420_10 ? 2 : -1));
+  switch (tm->p.in_format) {
+    case CI_TM_IN_P010:
+    case CI_TM_IN_P016:
+      return 0;
+    case CI_TM_IN_RGBA64:
+    case CI_TM_IN_BGRA64:
+      return 1;
+    case CI_TM_IN_I420_10:
+      return 2;
+    case CI_TM_IN_RGB10A2:
+    case CI_TM_IN_BGR10A2:
+      return 3;
+    default:
+      return -1;
+  }
 }
 
 static int
@@ -1322,7 +1364,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
 #define TM_FK(IC, OC) {(const void *) tm_fast_kernel < IC, OC, false >, \
       (const void *) tm_fast_kernel < IC, OC, true >}
     const void *fast[TM_NIC][2][2] = { {TM_FK (0, 0), TM_FK (0, 1)},
-    {TM_FK (1, 0), TM_FK (1, 1)}, {TM_FK (2, 0), TM_FK (2, 1)}
+    {TM_FK (1, 0), TM_FK (1, 1)}, {TM_FK (2, 0), TM_FK (2, 1)},
+    {TM_FK (3, 0), TM_FK (3, 1)}
     };
 #undef TM_FK
     for (int oc = 0; oc < 2; oc++) {
@@ -1335,7 +1378,9 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     long long nqf = (long long) (p->width / 2) * (p->height / 2);
 #define TM_SK(IC) {(const void *) tm_fast_stats_kernel < IC, false >, \
       (const void *) tm_fast_stats_kernel < IC, true >}
-    const void *fstats[TM_NIC][2] = { TM_SK (0), TM_SK (1), TM_SK (2) };
+    const void *fstats[TM_NIC][2] = { TM_SK (0), TM_SK (1), TM_SK (2),
+      TM_SK (3)
+    };
 #undef TM_SK
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int hs = 0; hs < 2; hs++)
@@ -1476,8 +1521,10 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
       TM_S2 (0);
     else if (ic == 1)
       TM_S2 (1);
-    else
+    else if (ic == 2)
       TM_S2 (2);
+    else
+      TM_S2 (3);
 #undef TM_S2
 #undef TM_S
   } else if (tm_can_vec_in (tm, in)) {
@@ -1516,8 +1563,10 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
       TM_F2 (0);
     else if (ic == 1)
       TM_F2 (1);
-    else
+    else if (ic == 2)
       TM_F2 (2);
+    else
+      TM_F2 (3);
 #undef TM_F2
 #undef TM_F
     CKL ();
