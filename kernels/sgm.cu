@@ -1203,38 +1203,59 @@ struct WtaArgs
   size_t vstride;
 };
 
-/* Right-view keys of a WTA block (WTA_TILE pixels of one row): the minima
- * for the xr those pixels can reach collect in shared memory (skey[i] is
- * xr = kbase + i, nkey of them), then go out with one global atomicMin
- * each. */
-__device__ __forceinline__ void
-wta_keys_init (uint32_t * skey, int nkey)
+/* Right-view keys of a WTA block (WTA_TILE pixels of one row from x0):
+ * the minima for the xr those pixels can reach collect in shared memory
+ * (s[i] is xr = base + i, n of them), then go out with one global
+ * atomicMin each. */
+struct WtaKeys
 {
-  for (int i = threadIdx.x; i < nkey; i += blockDim.x)
-    skey[i] = 0xffffffffu;
-  __syncthreads ();
-}
-
-__device__ __forceinline__ void
-wta_key_min (uint32_t * skey, int kbase, int W, int xr, unsigned key)
-{
-  if (xr >= 0 && xr < W)
-    atomicMin (&skey[xr - kbase], key);
-}
-
-__device__ __forceinline__ void
-wta_keys_flush (const uint32_t * skey, int kbase, int nkey, int W,
-    uint32_t * row)
-{
-  __syncthreads ();
-  for (int i = threadIdx.x; i < nkey; i += blockDim.x) {
-    const int xr = kbase + i;
-    if (skey[i] != 0xffffffffu && xr >= 0 && xr < W)
-      atomicMin (row + xr, skey[i]);
+  uint32_t *s;
+  int base, n, W;
+  /* entries per block (4 bytes of shared memory each) */
+  __host__ __device__ static int count (const WtaArgs & a)
+  {
+    return WTA_TILE + a.D - 1;
   }
+  __device__ WtaKeys (uint32_t * skey, const WtaArgs & a, int x0)
+  :s (skey), base (x0 - a.min_disp - (a.D - 1)), n (count (a)), W (a.W)
+  {
+  }
+  __device__ __forceinline__ void init () const
+  {
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      s[i] = 0xffffffffu;
+    __syncthreads ();
+  }
+  __device__ __forceinline__ void put (int xr, unsigned key) const
+  {
+    if (xr >= 0 && xr < W)
+      atomicMin (&s[xr - base], key);
+  }
+  __device__ __forceinline__ void flush (uint32_t * row) const
+  {
+    __syncthreads ();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+      const int xr = base + i;
+      if (s[i] != 0xffffffffu && xr >= 0 && xr < W)
+        atomicMin (row + xr, s[i]);
+    }
+  }
+};
+
+/* grid and shared memory of a WTA launch */
+static dim3
+wta_grid (const WtaArgs & a)
+{
+  return dim3 ((a.W + WTA_TILE - 1) / WTA_TILE, a.H);
 }
 
-/* Block: one row, WTA_TILE pixels (right-view keys: wta_keys_*). */
+static size_t
+wta_smem (const WtaArgs & a)
+{
+  return a.want_right ? (size_t) WtaKeys::count (a) * 4 : 0;
+}
+
+/* Block: one row, WTA_TILE pixels (right-view keys: WtaKeys). */
 template < int K >
 __global__ void __launch_bounds__ (WTA_WARPS * 32)
 wta_kernel (const uint16_t * __restrict__ sum,
@@ -1246,10 +1267,9 @@ wta_kernel (const uint16_t * __restrict__ sum,
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int y = blockIdx.y;
   const int x0 = blockIdx.x * WTA_TILE;
-  const int nkey = WTA_TILE + a.D - 1;
-  const int kbase = x0 - a.min_disp - (a.D - 1);       /* xr of skey[0] */
+  const WtaKeys keys (skey, a, x0);
   if (a.want_right)
-    wta_keys_init (skey, nkey);
+    keys.init ();
   for (int xi = warp; xi < WTA_TILE; xi += WTA_WARPS) {
     const int x = x0 + xi;
     if (x >= a.W)
@@ -1269,7 +1289,7 @@ wta_kernel (const uint16_t * __restrict__ sum,
       unsigned key = (v[k] << 11) | (unsigned) d;
       best = key < best ? key : best;
       if (a.want_right && d < a.D)
-        wta_key_min (skey, kbase, a.W, x - a.min_disp - d, key);
+        keys.put (x - a.min_disp - d, key);
     }
     best = warp_min_u (best);
     const int bd = (int) (best & 2047u);
@@ -1291,15 +1311,15 @@ wta_kernel (const uint16_t * __restrict__ sum,
     }
   }
   if (a.want_right)
-    wta_keys_flush (skey, kbase, nkey, a.W, right_key + (size_t) y * a.W);
+    keys.flush (right_key + (size_t) y * a.W);
 }
 
 template < int K > static int
 launch_wta (const uint16_t * sum, const uint16_t * sum2, const WtaArgs & a,
     int16_t * disp, int16_t * dint, uint32_t * right_key, cudaStream_t s)
 {
-  dim3 g ((a.W + WTA_TILE - 1) / WTA_TILE, a.H);
-  size_t smem = a.want_right ? (size_t) (WTA_TILE + a.D - 1) * 4 : 0;
+  const dim3 g = wta_grid (a);
+  const size_t smem = wta_smem (a);
   wta_kernel < K > <<< g, WTA_WARPS * 32, smem, s >>> (sum, sum2, a, disp,
       dint, right_key);
   CHECK_LAUNCH ();
@@ -1347,11 +1367,10 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int y = blockIdx.y;
   const int x0 = blockIdx.x * WTA_TILE;
-  const int nkey = WTA_TILE + a.D - 1;
-  const int kbase = x0 - a.min_disp - (a.D - 1);       /* xr of skey[0] */
+  const WtaKeys keys (skey, a, x0);
   const int xw = x0 + warp * WTA_RUN;
   if (a.want_right)
-    wta_keys_init (skey, nkey);
+    keys.init ();
   uint32_t rk[FOLD ? KQ : 1][FOLD ? NM : 1];
 #pragma unroll
   for (int g = 0; g < (FOLD ? KQ : 1); g++)
@@ -1403,7 +1422,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
           rk[FOLD ? g : 0][FOLD ? k - j + 3 : 0] =
               min (rk[FOLD ? g : 0][FOLD ? k - j + 3 : 0], rkey);
         } else if (a.want_right && d < a.D) {
-          wta_key_min (skey, kbase, a.W, x - a.min_disp - d, key);
+          keys.put (x - a.min_disp - d, key);
         }
       }
     }
@@ -1457,10 +1476,10 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
 #pragma unroll
         for (int m = 0; m < (FOLD ? NM : 1); m++)
           if (rk[g][m] != 0xffffffffu)
-            wta_key_min (skey, kbase, a.W,
-                xw - a.min_disp - 4 * (g * 32 + lane) + m - 3, rk[g][m]);
+            keys.put (xw - a.min_disp - 4 * (g * 32 + lane) + m - 3,
+                rk[g][m]);
     }
-    wta_keys_flush (skey, kbase, nkey, a.W, right_key + (size_t) y * a.W);
+    keys.flush (right_key + (size_t) y * a.W);
   }
 }
 
@@ -1468,8 +1487,8 @@ template < int KQ > static int
 launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
     int16_t * dint, uint32_t * right_key, cudaStream_t s)
 {
-  dim3 g ((a.W + WTA_TILE - 1) / WTA_TILE, a.H);
-  size_t smem = a.want_right ? (size_t) (WTA_TILE + a.D - 1) * 4 : 0;
+  const dim3 g = wta_grid (a);
+  const size_t smem = wta_smem (a);
   if (a.nvol == 4)
     wta8_kernel < KQ, 4 > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp,
         dint, right_key);
