@@ -19,6 +19,7 @@
 #include "cipdl.cuh"
 #include <math.h>
 #include <stdlib.h>
+#include <type_traits>
 
 #define TM_BLOCK 256
 #define TM_UPD 1024
@@ -1189,6 +1190,28 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
       (hist ? tm->bins * sizeof (uint32_t) : 0);
 }
 
+/* f (std::integral_constant < int, IC > ()) for the fast kernels' input
+ * class ic (0 .. TM_NIC - 1): one dispatch for every launch site. */
+template < typename F > static void
+tm_with_class (int ic, F f)
+{
+  static_assert (TM_NIC == 4, "one case per input class");
+  switch (ic) {
+    case 0:
+      f (std::integral_constant < int, 0 > ());
+      break;
+    case 1:
+      f (std::integral_constant < int, 1 > ());
+      break;
+    case 2:
+      f (std::integral_constant < int, 2 > ());
+      break;
+    default:
+      f (std::integral_constant < int, 3 > ());
+      break;
+  }
+}
+
 /* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, 2 I420_10,
  * 3 RGB10A2/BGR10A2, -1 other (Y444_16). */
 static int
@@ -1513,20 +1536,18 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
   const int ic = tm_input_class (tm);
   if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
       && tm->p.height >= 2) {
-#define TM_S(IC, H) tm_fast_stats_kernel < IC, H > <<< \
-      tm->grid_fstats[IC][H], TM_FBLOCK, tm_fstats_smem (tm, H), s >>> \
-      (tm->p, *in, tm->d_eotf2, tm->d_eotf, tm->d_keys, tm->d_hist)
-#define TM_S2(IC) do { TM_S (IC, false); CKL (); TM_S (IC, true); } while (0)
-    if (ic == 0)
-      TM_S2 (0);
-    else if (ic == 1)
-      TM_S2 (1);
-    else if (ic == 2)
-      TM_S2 (2);
-    else
-      TM_S2 (3);
-#undef TM_S2
+    int err = 0;
+    tm_with_class (ic,[&](auto k) {
+          constexpr int IC = decltype (k)::value;
+#define TM_S(H) tm_fast_stats_kernel < IC, H > <<< tm->grid_fstats[IC][H], \
+          TM_FBLOCK, tm_fstats_smem (tm, H), s >>> (tm->p, *in, tm->d_eotf2, \
+          tm->d_eotf, tm->d_keys, tm->d_hist)
+          TM_S (false);
+          if (!(err = (int) cudaGetLastError ()))
+            TM_S (true);
 #undef TM_S
+        });
+    CK (err);
   } else if (tm_can_vec_in (tm, in)) {
     tm_minmax_kernel < true > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
         s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
@@ -1554,21 +1575,18 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
   /* the fast kernels write RGB words (oc 0) or 4:2:0 quads (oc 1) */
   const int oc = tm->p.out_format <= CI_TM_OUT_BGRX ? 0 : 1;
   if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2) {
-#define TM_F(IC, OC) tm_fast_kernel < IC, OC, STATS > <<< \
-      tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
-      s >>> (tm->p, *in, *out, tm->d_eotf2, tm->d_eotf, tm->d_oetf8, \
-      tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
-#define TM_F2(IC) do { if (oc == 0) TM_F (IC, 0); else TM_F (IC, 1); } while (0)
-    if (ic == 0)
-      TM_F2 (0);
-    else if (ic == 1)
-      TM_F2 (1);
-    else if (ic == 2)
-      TM_F2 (2);
-    else
-      TM_F2 (3);
-#undef TM_F2
+    tm_with_class (ic,[&](auto k) {
+          constexpr int IC = decltype (k)::value;
+#define TM_F(OC) tm_fast_kernel < IC, OC, STATS > <<< \
+          tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
+          s >>> (tm->p, *in, *out, tm->d_eotf2, tm->d_eotf, tm->d_oetf8, \
+          tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
+          if (oc == 0)
+            TM_F (0);
+          else
+            TM_F (1);
 #undef TM_F
+        });
     CKL ();
     return 0;
   }
