@@ -55,6 +55,16 @@ typedef struct
 
 /* sgm_cuda_compute on ctx into the poisoned output buffer, copied to host
  * (w x h, dense) when it succeeds; returns the launcher's error. */
+/* a pitched device int16 image (w x h, rows pitch bytes apart) into
+ * dense host rows */
+static void
+download_pitched (int16_t * host, const uint8_t * dev, size_t pitch, int w,
+    int h)
+{
+  CK (cudaMemcpy2D (host, (size_t) w * 2, dev, pitch, (size_t) w * 2, h,
+          cudaMemcpyDeviceToHost));
+}
+
 static int
 pipe_run (const Pipe * q, SgmCuda * ctx, const SgmParams * p, int16_t * host)
 {
@@ -63,10 +73,22 @@ pipe_run (const Pipe * q, SgmCuda * ctx, const SgmParams * p, int16_t * host)
       q->luma, (int16_t *) q->dmed, q->mpitch, stream);
   if (!err) {
     CK (cudaStreamSynchronize (stream));
-    CK (cudaMemcpy2D (host, (size_t) q->w * 2, q->dmed, q->mpitch,
-            (size_t) q->w * 2, q->h, cudaMemcpyDeviceToHost));
+    download_pitched (host, q->dmed, q->mpitch, q->w, q->h);
   }
   return err;
+}
+
+/* the pipeline on ctx equals want (the reference's output) */
+static void
+check_pipe (const char *tag, const char *what, const Pipe * q,
+    SgmCuda * ctx, const SgmParams * p, const int16_t * want, int16_t * host)
+{
+  KL (pipe_run (q, ctx, p, host));
+  checks++;
+  if (memcmp (host, want, (size_t) q->w * q->h * 2)) {
+    failures++;
+    printf ("FAIL %s pipeline%s\n", tag, what);
+  }
 }
 
 /* compare device buffer with host expectation; report first mismatch */
@@ -99,8 +121,7 @@ static void
 compare_pitched (const char *tag, const char *stage, const uint8_t * dev,
     size_t pitch, int w, int h, const int16_t * ref, int16_t * hm)
 {
-  CK (cudaMemcpy2D (hm, (size_t) w * 2, dev, pitch, (size_t) w * 2, h,
-          cudaMemcpyDeviceToHost));
+  download_pitched (hm, dev, pitch, w, h);
   checks++;
   if (memcmp (hm, ref, (size_t) w * h * 2)) {
     failures++;
@@ -405,26 +426,18 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   const Pipe pp = { dL, dR, stride, luma, dmed, mpitch, w, h };
   SgmCuda *ctx;
   KL (sgm_cuda_create (&ctx));
-  KL (pipe_run (&pp, ctx, &p, hm));
-  checks++;
-  if (memcmp (hm, full, n * 2)) {
-    failures++;
-    printf ("FAIL %s pipeline\n", tag);
-  }
+  check_pipe (tag, "", &pp, ctx, &p, full, hm);
   /* every scratch layout the pipeline can take (forced where it applies;
    * where it does not, the next one runs) */
   for (int l = 0; l < 4; l++) {
     char v[8];
     snprintf (v, sizeof v, "%d", l);
     setenv ("CI_SGM_LAYOUT", v, 1);
+    char what[24];
+    snprintf (what, sizeof what, ", layout %d", l);
     SgmCuda *cl2;
     KL (sgm_cuda_create (&cl2));
-    KL (pipe_run (&pp, cl2, &p, hm));
-    checks++;
-    if (memcmp (hm, full, n * 2)) {
-      failures++;
-      printf ("FAIL %s pipeline, layout %d\n", tag, l);
-    }
+    check_pipe (tag, what, &pp, cl2, &p, full, hm);
     sgm_cuda_destroy (cl2);
   }
   unsetenv ("CI_SGM_LAYOUT");
