@@ -110,9 +110,19 @@ fast_linear_to_srgb (float v)
       : 1.055f * exp2f (__log2f (v) * (1.0f / 2.4f)) - 0.055f;
 }
 
+__device__ unsigned char g_enc8_code[CI_FB_ENC8_N + 4];
+__device__ float g_enc8_thr[257];
+
 __device__ __forceinline__ unsigned
 encode (float lin, int bytes, int srgb)
 {
+  /* 8-bit sRGB by table (ci_fb_encode8_tab; through L1): at 4K the
+   * inverse row pass encodes 25 M samples */
+  if (bytes == 1 && srgb) {
+    float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
+    unsigned c = __ldg (g_enc8_code + (int) (v * (float) CI_FB_ENC8_N));
+    return c + (v >= __ldg (g_enc8_thr + c + 1) ? 1u : 0u);
+  }
   float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
   if (srgb)
     v = fast_linear_to_srgb (v);
@@ -131,7 +141,8 @@ template <> struct Px<uint16_t> { typedef ushort4 type; };
 __device__ __forceinline__ unsigned
 pick (const uchar4 & p, int i)
 {
-  return (*reinterpret_cast<const unsigned *> (&p) >> (8 * i)) & 0xffu;
+  return __byte_perm (*reinterpret_cast<const unsigned *> (&p), 0u,
+      0x4440u | (unsigned) i);
 }
 
 __device__ __forceinline__ unsigned
@@ -348,9 +359,22 @@ finish_px (typename Px<T>::type p, const float (&rgb)[3], const float (&bl)[3],
 {
   typedef typename Px<T>::type V;
   const int bytes = (int) sizeof (T);
-  put (p, f.off_r, encode (rgb[0] + prm.intensity * bl[0], bytes, f.srgb));
-  put (p, f.off_g, encode (rgb[1] + prm.intensity * bl[1], bytes, f.srgb));
-  put (p, f.off_b, encode (rgb[2] + prm.intensity * bl[2], bytes, f.srgb));
+  const unsigned r = encode (rgb[0] + prm.intensity * bl[0], bytes, f.srgb);
+  const unsigned g = encode (rgb[1] + prm.intensity * bl[1], bytes, f.srgb);
+  const unsigned b = encode (rgb[2] + prm.intensity * bl[2], bytes, f.srgb);
+  if constexpr (sizeof (T) == 1) {
+    /* one byte permute: the codes r | g << 8 | b << 16 into their sample
+     * positions, the other sample from the input pixel */
+    const unsigned sel = (0x7654u & ~(0xfu << (4 * f.off_r))
+        & ~(0xfu << (4 * f.off_g)) & ~(0xfu << (4 * f.off_b)))
+        | (1u << (4 * f.off_g)) | (2u << (4 * f.off_b));
+    unsigned *u = reinterpret_cast<unsigned *> (&p);
+    *u = __byte_perm (r | (g << 8) | (b << 16), *u, sel);
+  } else {
+    put (p, f.off_r, r);
+    put (p, f.off_g, g);
+    put (p, f.off_b, b);
+  }
   reinterpret_cast<V *> (out + (size_t) y * out_pitch)[x] = p;
 }
 
@@ -1486,6 +1510,14 @@ ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
   if (!c->lut_ready) {
     k_init_lut <<< 1, 256, 0, st >>> ();
     CHECK_LAUNCH ();
+    CiFbEnc8 e8;
+    if (ci_fb_encode8_build (&e8))
+      return (int) cudaErrorInvalidValue;
+    /* from pageable memory: returns once e8 is staged */
+    CHECK (cudaMemcpyToSymbolAsync (g_enc8_code, e8.code, sizeof (e8.code),
+            0, cudaMemcpyHostToDevice, st));
+    CHECK (cudaMemcpyToSymbolAsync (g_enc8_thr, e8.thr, sizeof (e8.thr), 0,
+            cudaMemcpyHostToDevice, st));
     c->lut_ready = 1;
   }
   int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);

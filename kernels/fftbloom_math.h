@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "cicuda.h"
 
 #ifdef __cplusplus
@@ -74,6 +75,61 @@ ci_fb_encode (float lin, int bytes, int srgb)
   float c = v * maxv + 0.5f;
   c = c < maxv ? c : maxv;
   return (unsigned) c;
+}
+
+/* 8-bit sRGB encode by table, the same code as ci_fb_encode (v, 1, 1) for
+ * every float: code[b] is the code of b / CI_FB_ENC8_N, thr[c] the smallest
+ * float whose code is c (thr[256] = 2 is never reached). Neighbouring
+ * thresholds are at least 3.0e-4 apart (the linear segment near 0; wider
+ * above), more than a bucket's 1 / 4096, so a bucket holds at most one and
+ * the code is code[b] or code[b] + 1. On the GPU this replaces a log2, an
+ * exp2 and their range fix-ups per sample with two cached loads. */
+#define CI_FB_ENC8_N 4096
+
+typedef struct
+{
+  float thr[257];
+  uint8_t code[CI_FB_ENC8_N + 4];
+} CiFbEnc8;
+
+CI_HD unsigned
+ci_fb_encode8_tab (float lin, const uint8_t * code, const float *thr)
+{
+  float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
+  unsigned c = code[(int) (v * (float) CI_FB_ENC8_N)];
+  return c + (v >= thr[c + 1] ? 1u : 0u);
+}
+
+/* Builds the table from ci_fb_encode itself (binary search over the float
+ * bit patterns of [0, 1]); -1 if a bucket would hold two thresholds. */
+static inline int
+ci_fb_encode8_build (CiFbEnc8 * t)
+{
+  uint32_t prev = 0;
+  t->thr[0] = 0.0f;
+  t->thr[256] = 2.0f;
+  for (int c = 1; c <= 255; c++) {
+    uint32_t lo = 0, hi = 0x3f800000u;  /* the code of 1.0 is 255 */
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      float f;
+      memcpy (&f, &mid, 4);
+      if ((int) ci_fb_encode (f, 1, 1) >= c)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    memcpy (&t->thr[c], &lo, 4);
+    uint32_t b = (uint32_t) (t->thr[c] * (float) CI_FB_ENC8_N);
+    if (c > 1 && b == prev)
+      return -1;
+    prev = b;
+  }
+  for (int b = 0; b <= CI_FB_ENC8_N; b++)
+    t->code[b] = (uint8_t) ci_fb_encode ((float) b / CI_FB_ENC8_N, 1, 1);
+  for (int b = CI_FB_ENC8_N + 1; b < CI_FB_ENC8_N + 4; b++)
+    t->code[b] = 255;
+  return 0;
 }
 
 /* Device code divides with the fast reciprocal (2 ulp): the IEEE division

@@ -111,6 +111,41 @@ test_transfer (void)
   for (unsigned c = 0; c < 65536; c += 7)
     bad += ci_fb_encode (ci_fb_decode (c, 2, 1), 2, 1) != c;
   EXPECT (bad == 0, "%d codes do not round-trip", bad);
+  /* the GPU's 8-bit sRGB encode table gives ci_fb_encode's code: around
+   * every threshold and bucket edge, and on a sparse sweep of [0, 1] */
+  CiFbEnc8 e8;
+  EXPECT (ci_fb_encode8_build (&e8) == 0, "a bucket holds two thresholds");
+  long long tried = 0;
+  bad = 0;
+#define ENC8_TRY(f_) do { float f__ = (f_); tried++; \
+    bad += ci_fb_encode8_tab (f__, e8.code, e8.thr) != ci_fb_encode (f__, 1, 1); \
+  } while (0)
+  for (uint32_t u = 0; u <= 0x3f800000u; u += 97) {
+    float f;
+    memcpy (&f, &u, 4);
+    ENC8_TRY (f);
+  }
+  for (int i = 0; i <= 256 + CI_FB_ENC8_N; i++) {
+    float at = i <= 256 ? e8.thr[i < 256 ? i : 255]
+        : (float) (i - 257) / CI_FB_ENC8_N;
+    uint32_t u;
+    memcpy (&u, &at, 4);
+    for (int d = -300; d <= 300; d++) {
+      uint32_t w = u + (uint32_t) d;
+      float f;
+      memcpy (&f, &w, 4);
+      if (w <= 0x3f800000u)
+        ENC8_TRY (f);
+    }
+  }
+  ENC8_TRY (-1.0f);
+  ENC8_TRY (1.5f);
+  ENC8_TRY (INFINITY);
+  ENC8_TRY (NAN);
+#undef ENC8_TRY
+  EXPECT (bad == 0, "encode table: %d of %lld values differ", bad, tried);
+  printf ("8-bit encode table: %lld values, %d differ from ci_fb_encode\n",
+      tried, bad);
   /* the bright pass against the naive formula */
   double worst = 0;
   for (int i = 0; i <= 200; i++) {
