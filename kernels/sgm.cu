@@ -159,59 +159,81 @@ sgm_cuda_census (const uint8_t * left, size_t left_stride,
 
 /* ---------------- matching cost volume ---------------- */
 
-/* cost[pix * Ds + d] (uint8); d in [D, Ds) is 0. A block takes 32 pixels
- * of a row, a lane per pixel (a warp's right-view census loads are
- * consecutive words), 4 disparities per thread into a shared tile that goes
- * out as one contiguous run. Where all the block's right pixels lie inside
- * the row, 4 loads at constant offsets and no selects: the kernel is bound
- * by integer instructions (popcounts); H100, 1080p, D = 128: 440 -> 290 us
- * (the flat grid-stride form with 64-bit divisions before). */
-#define COST_PX 32
-#define COST_WARPS 8
-__global__ void __launch_bounds__ (COST_WARPS * 32)
-cost_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
-    int W, int D, int Ds, int min_disp, int cmax, uint32_t * __restrict__ cost)
+/* cost[pix * Ds + d] (uint8); d in [D, Ds) is 0. Thread (run, q) walks
+ * a run of COST_P pixels of a row for the disparities 4q .. 4q + 3 (q <
+ * Ds / 4); consecutive threads take consecutive q, so a pixel's words are
+ * contiguous stores, and no lane idles whatever Ds / 4 is (with a fixed 32
+ * lanes per run, D = 270 left 28 of a third warp's lanes idle: slower than
+ * before). For 4 pixels x .. x + 3 the thread needs the right-view words
+ * x - min - 4q - 3 .. x - min - 4q + 3: the last three are the next
+ * group's first three, so each group loads 4 new words (the old kernel
+ * loaded 4 per pixel and transposed through shared memory with a division
+ * per word: H100, 1080p, D = 128, 290 us at 25 instructions per cost).
+ * What remains is two popcounts per cost (the 62-bit census; 16 per clock
+ * per SM): H200, 1080p, D = 128, census x 2 + costs 0.305 -> 0.235 ms. */
+#define COST_P 32
+#define COST_T 256
+
+template < bool EDGE > __device__ __forceinline__ void
+cost_group (const uint64_t (&w)[7], const uint64_t (&L)[4], int base, int W,
+    int cmax, uint32_t dmask, int n, uint32_t * out, int nq)
 {
-  extern __shared__ uint32_t tile[];    /* COST_PX rows of Ds / 4 + 1 words */
-  const int nq = Ds / 4, ts = nq + 1;   /* odd row stride: no bank conflicts */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int y = blockIdx.y, x0 = blockIdx.x * COST_PX, x = x0 + lane;
-  const int npx = min (COST_PX, W - x0);
-  const uint64_t *row = cr + (size_t) y * W;
-  if (lane < npx) {
-    const uint64_t l = __ldg (cl + (size_t) y * W + x);
-    for (int q = warp; q < nq; q += COST_WARPS) {
-      const int dq = 4 * q;
-      /* block-uniform: every lane's 4 right pixels inside the row, every
-       * d < D (the image's interior: 4 loads at constant offsets) */
-      if (x0 - min_disp - dq - 3 >= 0 && x0 + npx - 1 - min_disp - dq < W
-          && dq + 3 < D) {
-        const uint64_t *r = row + (x - min_disp - dq);
-        tile[lane * ts + q] = (uint32_t) __popcll (l ^ __ldg (r))
-            | (uint32_t) __popcll (l ^ __ldg (r - 1)) << 8
-            | (uint32_t) __popcll (l ^ __ldg (r - 2)) << 16
-            | (uint32_t) __popcll (l ^ __ldg (r - 3)) << 24;
-        continue;
-      }
-      uint32_t v = 0;
 #pragma unroll
-      for (int j = 0; j < 4; j++) {
-        /* branch-free: a clamped load always, then selects */
-        const int d = q * 4 + j;
-        const int xr = x - min_disp - d;
-        const uint64_t r = __ldg (row + min (max (xr, 0), W - 1));
-        int c = (unsigned) xr < (unsigned) W ? __popcll (l ^ r) : cmax;
-        c = d < D ? c : 0;
-        v |= (uint32_t) c << (8 * j);
-      }
-      tile[lane * ts + q] = v;
+  for (int t = 0; t < 4; t++) {
+    uint32_t word = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      uint32_t c = (uint32_t) __popcll (L[t] ^ w[3 + t - j]);
+      if (EDGE)
+        c = (unsigned) (base + t - j) < (unsigned) W ? c : (uint32_t) cmax;
+      word |= c << (8 * j);
     }
+    if (t < n)
+      out[(size_t) t * nq] = word & dmask;
   }
-  __syncthreads ();
-  uint32_t *out = cost + ((size_t) y * W + x0) * nq;
-  for (int i = threadIdx.x; i < npx * nq; i += blockDim.x) {
-    const int px = i / nq;
-    out[i] = tile[px * ts + (i - px * nq)];
+}
+
+__global__ void __launch_bounds__ (COST_T)
+cost_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
+    int W, int D, int nq, int nruns, int min_disp, int cmax,
+    uint32_t * __restrict__ cost)
+{
+  const int gt = blockIdx.x * COST_T + threadIdx.x;
+  const int run = gt / nq, q = gt - run * nq;
+  const int y = blockIdx.y;
+  if (run >= nruns)
+    return;                     /* no warp-wide operations below */
+  const int x0 = run * COST_P, xe = min (x0 + COST_P, W);
+  const int d0 = 4 * q;
+  const uint32_t dmask = d0 + 4 <= D ? 0xffffffffu
+      : d0 >= D ? 0u : 0xffffffffu >> (8 * (d0 + 4 - D));
+  const uint64_t *row = cr + (size_t) y * W, *lrow = cl + (size_t) y * W;
+  uint32_t *out = cost + ((size_t) y * W + x0) * nq + q;
+  int base = x0 - min_disp - d0;        /* right pixel of (x, d0) */
+  uint64_t w[7];                /* w[3 + i] = right word base + i */
+#pragma unroll
+  for (int i = 0; i < 3; i++)
+    w[i] = __ldg (row + min (max (base - 3 + i, 0), W - 1));
+  for (int x = x0; x < xe; x += 4, base += 4, out += 4 * (size_t) nq) {
+    uint64_t L[4];
+#pragma unroll
+    for (int t = 0; t < 4; t++)
+      L[t] = __ldg (lrow + min (x + t, W - 1));
+    const int n = xe - x;
+    if (base - 3 >= 0 && base + 3 < W) {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[3 + i] = __ldg (row + base + i);
+      cost_group < false > (w, L, base, W, cmax, dmask, n, out, nq);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[3 + i] = __ldg (row + min (max (base + i, 0), W - 1));
+      cost_group < true > (w, L, base, W, cmax, dmask, n, out, nq);
+    }
+#pragma unroll
+    for (int i = 0; i < 3; i++)
+      w[i] = w[4 + i];
   }
 }
 
@@ -219,14 +241,12 @@ extern "C" int
 sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream)
 {
-  const int Ds = sgm_sum_stride (p->num_disp);
-  dim3 g ((p->width + COST_PX - 1) / COST_PX, p->height);
-  const size_t smem = (size_t) COST_PX * (Ds / 4 + 1) * 4;
-  if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (cost_kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  cost_kernel <<< g, COST_WARPS * 32, smem, cs (stream) >>> (cl, cr, p->width,
-      p->num_disp, Ds, p->min_disp, sgm_census_bits (p->census),
+  const int nq = sgm_sum_stride (p->num_disp) / 4;
+  const int nruns = (p->width + COST_P - 1) / COST_P;
+  dim3 g ((unsigned) (((size_t) nruns * nq + COST_T - 1) / COST_T),
+      p->height);
+  cost_kernel <<< g, COST_T, 0, cs (stream) >>> (cl, cr, p->width,
+      p->num_disp, nq, nruns, p->min_disp, sgm_census_bits (p->census),
       (uint32_t *) cost);
   CHECK_LAUNCH ();
   return 0;
@@ -797,6 +817,16 @@ group_min_u (unsigned v)
 {
   if constexpr (G == 32) {
     return warp_min_u (v);
+#if __CUDA_ARCH__ >= 800
+  } else if constexpr (G == 16) {
+    /* two independent whole-warp reductions: the step's chain waits for
+     * one reduction instead of four dependent shuffles (H200, 720p,
+     * D = 128: 1.18 -> 1.14 ms) */
+    const bool hi = (threadIdx.x & 16) != 0;
+    const unsigned r0 = __reduce_min_sync (FULL, hi ? 0xffffffffu : v);
+    const unsigned r1 = __reduce_min_sync (FULL, hi ? v : 0xffffffffu);
+    return hi ? r1 : r0;
+#endif
   } else {
 #pragma unroll
     for (int o = G / 2; o > 0; o >>= 1) {
@@ -839,6 +869,12 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   constexpr int K = 2 * KP, R = Agg3Cfg < KP, FINAL, G >::R;
   constexpr int NW = Agg3Cfg < KP, FINAL, G >::WARPS;
   constexpr int LPW = 32 / G;
+  /* 8 disparities per lane, no other volumes: a lane's costs are one
+   * 8-byte piece of the slot, which the lane fetches itself (one cp.async,
+   * one 8-byte shared load, one 8-byte store per step; no __syncwarp for
+   * the ring). H200, 1080p, D = 128: 165 -> 116 M instructions per pass,
+   * pipeline 2.80 -> 2.34 ms (720p 1.44 -> 1.18, 4K D = 256 18.1 -> 15.5). */
+  constexpr bool SELF = !FINAL && K == 8;
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -873,8 +909,16 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   const uint8_t *fsrc = vols + ((size_t) sy * a.W + sx) * Ds;   /* pixel of the next fetch */
   int fslot = 0, fleft = len;
 
+  const bool own = 8 * glane < Ds;      /* SELF: this lane's piece exists */
   auto fetch = [&]() {
-    if (fleft > 0) {
+    if constexpr (SELF) {
+      if (fleft > 0) {
+        if (own)
+          cp_async8 (ring + fslot * SB + 8 * glane, fsrc + 8 * glane);
+        fsrc += pstep;
+        fleft--;
+      }
+    } else if (fleft > 0) {
       uint8_t *r = ring + fslot * SB;
       int v = v0, pc = pc0;
       for (int i = glane; i < npieces; i += G) {
@@ -983,15 +1027,25 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   for (int t = 0; t < maxlen; t++, pix += pixstep) {
     const bool active = t < len;
     cp_async_wait < R - 1 > ();
-    __syncwarp ();
+    if constexpr (!SELF)
+      __syncwarp ();
     const uint8_t *rc = ring + cslot * SB + d0;
     cslot = cslot + 1 == R ? 0 : cslot + 1;
     uint32_t C2[KP], O[KP];
+    if constexpr (SELF) {
+      const uint2 c8 = own ? *(const uint2 *) rc : make_uint2 (0u, 0u);
 #pragma unroll
-    for (int j = 0; j < KP; j++) {
-      C2[j] = inmem[j] ? expand2 (rc + 2 * j) : 0u;
-      O[j] = 0;
+      for (int j = 0; j < KP; j++)
+        C2[j] = __byte_perm (j < 2 ? c8.x : c8.y, 0u,
+            (j & 1) ? 0x4342 : 0x4140);
+    } else {
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        C2[j] = inmem[j] ? expand2 (rc + 2 * j) : 0u;
     }
+#pragma unroll
+    for (int j = 0; j < KP; j++)
+      O[j] = 0;
     if (FINAL) {
       /* the other paths' costs: no 16-bit half overflows (<= 7 * 255) */
       for (int v = 1; v <= nv; v++) {
@@ -1025,7 +1079,13 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     mm = min (mm & 0xffffu, mm >> 16);
     pmin = group_min_u < G > (mm);
 
-    if (!FINAL && active) {
+    if (SELF && active) {
+      if (own)
+        *(uint2 *) (out + pix * Ds + d0) =
+            make_uint2 (__byte_perm (P[0] & vm[0], P[1] & vm[1], 0x6420),
+            __byte_perm (P[KP > 2 ? 2 : 0] & vm[KP > 2 ? 2 : 0],
+                P[KP > 3 ? 3 : 0] & vm[KP > 3 ? 3 : 0], 0x6420));
+    } else if (!FINAL && active) {
       /* every real L <= cmax + p2 <= 255; padding stored as 0 */
       uint8_t *g = out + pix * Ds + d0;
 #pragma unroll
@@ -1047,7 +1107,8 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       for (int j = 0; j < KP; j++)
         Tp[j] = P[j] + O[j];
     }
-    __syncwarp ();              /* the slot is read before it is refilled */
+    if constexpr (!SELF)
+      __syncwarp ();            /* the slot is read before it is refilled */
     fetch ();
   }
   cp_async_wait < 0 > ();
