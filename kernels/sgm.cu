@@ -534,6 +534,18 @@ cp_async8 (void *smem, const void *gmem)
 #endif
 }
 
+__device__ __forceinline__ void
+cp_async4 (void *smem, const void *gmem)
+{
+#if __CUDA_ARCH__ >= 800
+  unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r" (sa),
+      "l" (gmem));
+#else
+  *(uint32_t *) smem = *(const uint32_t *) gmem;
+#endif
+}
+
 template < int KP > struct Agg2Cfg
 {
   static constexpr int R0 = 12288 / (192 * KP);
@@ -869,12 +881,13 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   constexpr int K = 2 * KP, R = Agg3Cfg < KP, FINAL, G >::R;
   constexpr int NW = Agg3Cfg < KP, FINAL, G >::WARPS;
   constexpr int LPW = 32 / G;
-  /* 8 disparities per lane, no other volumes: a lane's costs are one
-   * 8-byte piece of the slot, which the lane fetches itself (one cp.async,
-   * one 8-byte shared load, one 8-byte store per step; no __syncwarp for
-   * the ring). H200, 1080p, D = 128: 165 -> 116 M instructions per pass,
+  /* K a multiple of 4, no other volumes: a lane's costs are K / GR
+   * aligned pieces of GR bytes of the slot, which the lane fetches itself
+   * (cp.async, then shared loads and stores of whole pieces; no __syncwarp
+   * for the ring). H200, 1080p, D = 128: 165 -> 116 M instructions per pass,
    * pipeline 2.80 -> 2.34 ms (720p 1.44 -> 1.18, 4K D = 256 18.1 -> 15.5). */
-  constexpr bool SELF = !FINAL && K == 8;
+  constexpr bool SELF = !FINAL && K % 4 == 0;
+  constexpr int GR = K % 8 == 0 ? 8 : 4, NPC = K / GR;
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -909,12 +922,20 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   const uint8_t *fsrc = vols + ((size_t) sy * a.W + sx) * Ds;   /* pixel of the next fetch */
   int fslot = 0, fleft = len;
 
-  const bool own = 8 * glane < Ds;      /* SELF: this lane's piece exists */
+  /* SELF: this lane's pieces inside the slot (Ds is a multiple of 8) */
+  const int nown = min (max ((Ds - glane * K) / GR, 0), NPC);
   auto fetch = [&]() {
     if constexpr (SELF) {
       if (fleft > 0) {
-        if (own)
-          cp_async8 (ring + fslot * SB + 8 * glane, fsrc + 8 * glane);
+#pragma unroll
+        for (int i = 0; i < NPC; i++)
+          if (i < nown) {
+            const int o = glane * K + i * GR;
+            if constexpr (GR == 8)
+              cp_async8 (ring + fslot * SB + o, fsrc + o);
+            else
+              cp_async4 (ring + fslot * SB + o, fsrc + o);
+          }
         fsrc += pstep;
         fleft--;
       }
@@ -1033,11 +1054,21 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     cslot = cslot + 1 == R ? 0 : cslot + 1;
     uint32_t C2[KP], O[KP];
     if constexpr (SELF) {
-      const uint2 c8 = own ? *(const uint2 *) rc : make_uint2 (0u, 0u);
+      uint32_t cw[(K + 3) / 4];
+#pragma unroll
+      for (int i = 0; i < NPC; i++) {
+        if constexpr (GR == 8) {
+          const uint2 c8 = i < nown ? *(const uint2 *) (rc + 8 * i)
+              : make_uint2 (0u, 0u);
+          cw[2 * i] = c8.x;
+          cw[2 * i + 1] = c8.y;
+        } else {
+          cw[i] = i < nown ? *(const uint32_t *) (rc + 4 * i) : 0u;
+        }
+      }
 #pragma unroll
       for (int j = 0; j < KP; j++)
-        C2[j] = __byte_perm (j < 2 ? c8.x : c8.y, 0u,
-            (j & 1) ? 0x4342 : 0x4140);
+        C2[j] = __byte_perm (cw[j >> 1], 0u, (j & 1) ? 0x4342 : 0x4140);
     } else {
 #pragma unroll
       for (int j = 0; j < KP; j++)
@@ -1080,11 +1111,21 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     pmin = group_min_u < G > (mm);
 
     if (SELF && active) {
-      if (own)
-        *(uint2 *) (out + pix * Ds + d0) =
-            make_uint2 (__byte_perm (P[0] & vm[0], P[1] & vm[1], 0x6420),
-            __byte_perm (P[KP > 2 ? 2 : 0] & vm[KP > 2 ? 2 : 0],
-                P[KP > 3 ? 3 : 0] & vm[KP > 3 ? 3 : 0], 0x6420));
+      uint8_t *g = out + pix * Ds + d0;
+      uint32_t ow[(K + 3) / 4];
+#pragma unroll
+      for (int m = 0; m < K / 4; m++)
+        ow[m] = __byte_perm (P[2 * m] & vm[2 * m],
+            P[2 * m + 1 < KP ? 2 * m + 1 : 0] & vm[2 * m + 1 < KP ? 2 * m + 1 : 0],
+            0x6420);
+#pragma unroll
+      for (int i = 0; i < NPC; i++)
+        if (i < nown) {
+          if constexpr (GR == 8)
+            *(uint2 *) (g + 8 * i) = make_uint2 (ow[2 * i], ow[2 * i + 1]);
+          else
+            *(uint32_t *) (g + 4 * i) = ow[i];
+        }
     } else if (!FINAL && active) {
       /* every real L <= cmax + p2 <= 255; padding stored as 0 */
       uint8_t *g = out + pix * Ds + d0;
@@ -1204,7 +1245,10 @@ sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
   if (a3.g.D > 64 && a3.g.D <= 128)
     return launch_agg3 < 4, false, 16 > (cost, out, NULL, NULL, NULL, a3,
         cs (stream));
-  const int KP = ((a3.g.D + 31) / 32 + 1) / 2;
+  /* an even KP (K a multiple of 4): the lane's pieces are whole words,
+   * so the pass moves them itself (agg3_kernel's SELF); H200, 1080p:
+   * D = 270 on KP = 5 took 6.4 ms against 4.0 ms for D = 256 */
+  const int KP = (((a3.g.D + 31) / 32 + 1) / 2 + 1) & ~1;
   KP_CASES (launch_agg3, false, cost, out, NULL, NULL, NULL, a3,
       cs (stream));
 }
