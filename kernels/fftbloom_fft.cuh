@@ -342,6 +342,56 @@ CI_FFT_UNROLL
     a[i] = out[i];
 }
 
+/* N = A B with A, B coprime, by the prime-factor (Good-Thomas) mapping:
+ * input n = (B n1 + A n2) mod N, output k with k = k1 mod A, k = k2 mod B,
+ * so w_N^(n k) = w_A^(n1 k1) w_B^(n2 k2) and no twiddle sits between the
+ * two small DFTs (ci_dft_ab's (A - 1)(B - 1) complex products: 8 for
+ * 15 = 3 x 5, 4 for 10, 6 for 12 and 14). Both maps are constants. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+constexpr int
+ci_inv_mod (int x, int m)
+{
+  int i = 1;
+  while ((x * i) % m != 1)
+    i++;
+  return i;
+}
+
+template <int A, int B, int DIR>
+CI_HD void
+ci_dft_pfa (float2 (&a)[A * B])
+{
+  constexpr int N = A * B;
+  /* k = (k1 EA + k2 EB) mod N (Chinese remainders) */
+  constexpr int EA = B * ci_inv_mod (B % A, A) % N;
+  constexpr int EB = A * ci_inv_mod (A % B, B) % N;
+  float2 c[A][B];
+CI_FFT_UNROLL
+  for (int n2 = 0; n2 < B; n2++) {
+    float2 t[A];
+CI_FFT_UNROLL
+    for (int n1 = 0; n1 < A; n1++)
+      t[n1] = a[(B * n1 + A * n2) % N];
+    ci_dft<A, DIR> (t);
+CI_FFT_UNROLL
+    for (int k1 = 0; k1 < A; k1++)
+      c[k1][n2] = t[k1];
+  }
+CI_FFT_UNROLL
+  for (int k1 = 0; k1 < A; k1++) {
+    float2 t[B];
+CI_FFT_UNROLL
+    for (int n2 = 0; n2 < B; n2++)
+      t[n2] = c[k1][n2];
+    ci_dft<B, DIR> (t);
+CI_FFT_UNROLL
+    for (int k2 = 0; k2 < B; k2++)
+      a[(k1 * EA + k2 * EB) % N] = t[k2];
+  }
+}
+
 template <int R, int DIR>
 CI_HD void
 ci_dft (float2 (&a)[R])
@@ -404,17 +454,17 @@ CI_FFT_UNROLL
     a[3] = ci_cadd (e3, o3);
     a[7] = ci_csub (e3, o3);
   } else if constexpr (R == 6) {
-    ci_dft_ab<2, 3, DIR> (a);
+    ci_dft_pfa<2, 3, DIR> (a);
   } else if constexpr (R == 9) {
     ci_dft_ab<3, 3, DIR> (a);
   } else if constexpr (R == 10) {
-    ci_dft_ab<2, 5, DIR> (a);
+    ci_dft_pfa<2, 5, DIR> (a);
   } else if constexpr (R == 12) {
-    ci_dft_ab<4, 3, DIR> (a);
+    ci_dft_pfa<4, 3, DIR> (a);
   } else if constexpr (R == 14) {
-    ci_dft_ab<2, 7, DIR> (a);
+    ci_dft_pfa<2, 7, DIR> (a);
   } else if constexpr (R == 15) {
-    ci_dft_ab<3, 5, DIR> (a);
+    ci_dft_pfa<3, 5, DIR> (a);
   } else {
     ci_dft_odd<R, DIR> (a);
   }
