@@ -36,7 +36,7 @@
 #endif
 #define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
 #define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
-#define TM_NIC 4                        /* input classes of the fast kernels (TmRaw) */
+#define TM_NIC 5                        /* input classes of the fast kernels (TmRaw) */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -534,7 +534,8 @@ struct TmFullQuads
 /* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
  * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
  * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes), IC 3 =
- * RGB10A2/BGR10A2 (two pixels per row). */
+ * RGB10A2/BGR10A2 (two pixels per row), IC 4 = Y444_16 (two samples per
+ * row of each plane). */
 template < int IC > struct TmRaw;
 template <> struct TmRaw <0>
 {
@@ -550,6 +551,10 @@ template <> struct TmRaw <2>:TmRaw <0>
 template <> struct TmRaw <3>
 {
   uint2 p0, p1;
+};
+template <> struct TmRaw <4>
+{
+  uint32_t y0, y1, u0, u1, v0, v1;
 };
 
 static __device__ __forceinline__ void
@@ -580,6 +585,20 @@ tm_raw_load (TmRaw < 3 > &r, const CiTmInPlanes & in, int x, int y)
   const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
   r.p0 = __ldg ((const uint2 *) r0);
   r.p1 = __ldg ((const uint2 *) (r0 + in.stride[0]));
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 4 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *py = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  const uint8_t *pu = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
+  const uint8_t *pv = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
+  r.y0 = __ldg ((const unsigned int *) py);
+  r.y1 = __ldg ((const unsigned int *) (py + in.stride[0]));
+  r.u0 = __ldg ((const unsigned int *) pu);
+  r.u1 = __ldg ((const unsigned int *) (pu + in.stride[1]));
+  r.v0 = __ldg ((const unsigned int *) pv);
+  r.v1 = __ldg ((const unsigned int *) (pv + in.stride[2]));
 }
 
 static __device__ __forceinline__ void
@@ -643,6 +662,31 @@ tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
     r[i] = rgba ? c0 : c2;
     b[i] = rgba ? c2 : c0;
     a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
+  }
+}
+
+/* as ci_tm_decode's Y444_16 case: chroma per pixel */
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 4 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const uint32_t yw[4] = { q.y0 & 0xffffu, q.y0 >> 16, q.y1 & 0xffffu,
+    q.y1 >> 16
+  };
+  const uint32_t uw[4] = { q.u0 & 0xffffu, q.u0 >> 16, q.u1 & 0xffffu,
+    q.u1 >> 16
+  };
+  const uint32_t vw[4] = { q.v0 & 0xffffu, q.v0 >> 16, q.v1 & 0xffffu,
+    q.v1 >> 16
+  };
+  for (int i = 0; i < 4; i++) {
+    float vy = fmaf (ci_tm_i2f (yw[i]), p.y_scale, p.y_off);
+    float u = fmaf (ci_tm_i2f (uw[i]), p.c_scale, p.c_off);
+    float v = fmaf (ci_tm_i2f (vw[i]), p.c_scale, p.c_off);
+    r[i] = fmaf (p.cr_r, v, vy);
+    g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
+    b[i] = fmaf (p.cb_b, u, vy);
+    a[i] = 1.0f;
   }
 }
 
@@ -1195,7 +1239,7 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
 template < typename F > static void
 tm_with_class (int ic, F f)
 {
-  static_assert (TM_NIC == 4, "one case per input class");
+  static_assert (TM_NIC == 5, "one case per input class");
   switch (ic) {
     case 0:
       f (std::integral_constant < int, 0 > ());
@@ -1206,14 +1250,17 @@ tm_with_class (int ic, F f)
     case 2:
       f (std::integral_constant < int, 2 > ());
       break;
-    default:
+    case 3:
       f (std::integral_constant < int, 3 > ());
+      break;
+    default:
+      f (std::integral_constant < int, 4 > ());
       break;
   }
 }
 
 /* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, 2 I420_10,
- * 3 RGB10A2/BGR10A2, -1 other (Y444_16). */
+ * 3 RGB10A2/BGR10A2, 4 Y444_16. */
 static int
 tm_input_class (const CiTmCuda * tm)
 {
@@ -1229,6 +1276,8 @@ tm_input_class (const CiTmCuda * tm)
     case CI_TM_IN_RGB10A2:
     case CI_TM_IN_BGR10A2:
       return 3;
+    case CI_TM_IN_Y444_16:
+      return 4;
     default:
       return -1;
   }
@@ -1388,7 +1437,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       (const void *) tm_fast_kernel < IC, OC, true >}
     const void *fast[TM_NIC][2][2] = { {TM_FK (0, 0), TM_FK (0, 1)},
     {TM_FK (1, 0), TM_FK (1, 1)}, {TM_FK (2, 0), TM_FK (2, 1)},
-    {TM_FK (3, 0), TM_FK (3, 1)}
+    {TM_FK (3, 0), TM_FK (3, 1)}, {TM_FK (4, 0), TM_FK (4, 1)}
     };
 #undef TM_FK
     for (int oc = 0; oc < 2; oc++) {
@@ -1402,7 +1451,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
 #define TM_SK(IC) {(const void *) tm_fast_stats_kernel < IC, false >, \
       (const void *) tm_fast_stats_kernel < IC, true >}
     const void *fstats[TM_NIC][2] = { TM_SK (0), TM_SK (1), TM_SK (2),
-      TM_SK (3)
+      TM_SK (3), TM_SK (4)
     };
 #undef TM_SK
     for (int ic = 0; ic < TM_NIC; ic++)
