@@ -1239,7 +1239,12 @@ sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
    * independent lines per warp pay: H200, 1080p pipeline, D = 64:
    * 32 / 16 / 8 lanes 3.77 / 2.77 / 2.51 ms; D = 128: 3.66 / 3.08 / 3.45;
    * D = 256: no difference. (One pass at a time, they did not.) */
-  if (a3.g.D > 32 && a3.g.D <= 64)
+  /* D <= 32: 8 lanes of 4 disparities (4 lines per warp, whole 4-byte
+   * pieces) rather than 32 lanes of 2 or 4 */
+  if (a3.g.D <= 32)
+    return launch_agg3 < 2, false, 8 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
+  if (a3.g.D <= 64)
     return launch_agg3 < 4, false, 8 > (cost, out, NULL, NULL, NULL, a3,
         cs (stream));
   if (a3.g.D > 64 && a3.g.D <= 128)
