@@ -1472,6 +1472,11 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     uint32_t * __restrict__ right_key)
 {
   constexpr bool FOLD = KQ <= SGM_FOLD_MAX;
+  /* one group (D <= 128): second best and S(bd -+ 1) on the packed pairs
+   * (H200, 1080p, D = 128: 2.35 -> 2.25 ms); with more groups the extra
+   * per-lane constants cost more than they save (D = 256 3.94 -> 4.06,
+   * D = 512 7.85 -> 9.36: measured, kept to one group) */
+  constexpr bool PACK = KQ == 1;
   constexpr int NM = WTA_RUN + 3;
   extern __shared__ uint32_t skey[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1489,6 +1494,18 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
       rk[g][m] = 0xffffffffu;
   unsigned o_best = 0;
   int o_second = 0, o_sl = 0, o_sr = 0;
+  /* this lane's disparities as 16-bit pairs, in the order of the packed
+   * sums: LO (d0, d0 + 2), HI (d0 + 1, d0 + 3); and 0xffff in the halves
+   * of d >= D (they then never win, nor count as second best) */
+  uint32_t dlo[KQ], dhi[KQ], plo[KQ], phi[KQ];
+#pragma unroll
+  for (int g = 0; g < (PACK ? KQ : 0); g++) {
+    const int d0 = 4 * (g * 32 + lane);
+    dlo[g] = (uint32_t) d0 | (uint32_t) (d0 + 2) << 16;
+    dhi[g] = (uint32_t) (d0 + 1) | (uint32_t) (d0 + 3) << 16;
+    plo[g] = (d0 >= a.D ? 0xffffu : 0u) | (d0 + 2 >= a.D ? 0xffff0000u : 0u);
+    phi[g] = (d0 + 1 >= a.D ? 0xffffu : 0u) | (d0 + 3 >= a.D ? 0xffff0000u : 0u);
+  }
   /* unrolled only where the keys are folded (k must be a constant) */
   constexpr int UNROLL = FOLD ? WTA_RUN : 1;
 #pragma unroll (UNROLL)
@@ -1499,6 +1516,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     const size_t pix = (size_t) y * a.W + x;
     const uint8_t *q = vols + pix * a.Ds;
     unsigned v[4 * KQ];
+    uint32_t LO[KQ], HI[KQ];    /* S as 16-bit pairs (dlo, dhi order) */
     unsigned best = 0xffffffffu;
 #pragma unroll
     for (int g = 0; g < KQ; g++) {
@@ -1516,6 +1534,12 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
         lo += w[i] & 0x00ff00ffu;
         hi += (w[i] >> 8) & 0x00ff00ffu;
       }
+      if (PACK) {
+        lo |= plo[g];
+        hi |= phi[g];
+      }
+      LO[g] = lo;
+      HI[g] = hi;
       v[4 * g] = lo & 0xffffu;
       v[4 * g + 1] = hi & 0xffffu;
       v[4 * g + 2] = lo >> 16;
@@ -1523,7 +1547,7 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
 #pragma unroll
       for (int j = 0; j < 4; j++) {
         const int d = d0 + j;
-        if (d >= a.D)
+        if (!PACK && d >= a.D)
           v[4 * g + j] = 0xffffu;
         const unsigned key = (v[4 * g + j] << 11) | (unsigned) d;
         best = key < best ? key : best;
@@ -1538,24 +1562,60 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     }
     best = warp_min_u (best);
     const int bd = (int) (best & 2047u);
-    /* second best outside bd - 1 .. bd + 1 (d >= D holds 0xffff, never
-     * below it), and S(bd - 1), S(bd + 1) from the lanes holding them */
     int second = 0xffff, sl = 0, sr = 0;
+    if constexpr (PACK) {
+      /* second best outside bd - 1 .. bd + 1 on the packed pairs: a half is
+       * excluded when (d - (bd - 1)) mod 2^16 <= 2; it is then raised to
+       * at least 0xfffd (t = 3 - min (diff, 3) > 0, 0 - t), above any real
+       * S (<= 8 * 255) and read as "none" like the pads' 0xffff */
+      const uint32_t bm = ((uint32_t) (bd - 1) & 0xffffu) * 0x10001u;
+      uint32_t smin = 0xffffffffu;
 #pragma unroll
-    for (int g = 0; g < KQ; g++)
-#pragma unroll
-      for (int j = 0; j < 4; j++) {
-        const int d = 4 * (g * 32 + lane) + j;
-        const int vv = (int) v[4 * g + j];
-        if ((unsigned) (d - bd + 1) > 2u && vv < second)
-          second = vv;
-        sl = d == bd - 1 ? vv : sl;
-        sr = d == bd + 1 ? vv : sr;
+      for (int g = 0; g < KQ; g++) {
+        const uint32_t tl = __vminu2 (__vsub2 (dlo[g], bm), 0x00030003u)
+            ^ 0x00030003u;
+        const uint32_t th = __vminu2 (__vsub2 (dhi[g], bm), 0x00030003u)
+            ^ 0x00030003u;
+        smin = __vminu2 (smin, __vmaxu2 (LO[g], __vsub2 (0u, tl)));
+        smin = __vminu2 (smin, __vmaxu2 (HI[g], __vsub2 (0u, th)));
       }
-    second = warp_min (second);
-    if (a.subpixel) {
-      sl = warp_max (sl);
-      sr = warp_max (sr);
+      second = (int) warp_min_u (min (smin & 0xffffu, smin >> 16));
+      second = second >= 0xfffd ? 0xffff : second;
+      /* S(bd - 1), S(bd + 1): every lane picks the same pair and half of its
+       * own sums, the owner's comes by one shuffle (used only when the fit
+       * runs: 0 < bd < D - 1) */
+      if (a.subpixel) {
+        auto pick = [&](int dt) {
+          const int gq = dt >> 7, j = dt & 3;
+          uint32_t w = 0;
+#pragma unroll
+          for (int g = 0; g < KQ; g++)
+            w = gq == g ? ((j & 1) ? HI[g] : LO[g]) : w;
+          const int val = (int) ((j & 2) ? w >> 16 : w & 0xffffu);
+          return __shfl_sync (FULL, val, (dt >> 2) & 31);
+        };
+        sl = pick (bd - 1);
+        sr = pick (bd + 1);
+      }
+    } else {
+      /* second best outside bd - 1 .. bd + 1 (d >= D holds 0xffff, never
+       * below it), and S(bd - 1), S(bd + 1) from the lanes holding them */
+#pragma unroll
+      for (int g = 0; g < KQ; g++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+          const int d = 4 * (g * 32 + lane) + j;
+          const int vv = (int) v[4 * g + j];
+          if ((unsigned) (d - bd + 1) > 2u && vv < second)
+            second = vv;
+          sl = d == bd - 1 ? vv : sl;
+          sr = d == bd + 1 ? vv : sr;
+        }
+      second = warp_min (second);
+      if (a.subpixel) {
+        sl = warp_max (sl);
+        sr = warp_max (sr);
+      }
     }
     /* lane k keeps pixel k's winner; the divisions of the subpixel fit
      * then run once, on 8 lanes together, after the loop */
