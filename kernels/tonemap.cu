@@ -183,95 +183,236 @@ tm_merge_hist (const uint32_t * h, uint32_t * g, int bins)
   }
 }
 
-/* Aligned full quads: one wide load per row (same arithmetic as
- * ci_tm_load_quad, so the same bits). */
+/* The fast kernels' input class of an input format: 0 P010/P016,
+ * 1 RGBA64/BGRA64, 2 I420_10, 3 RGB10A2/BGR10A2, 4 Y444_16. */
+static __host__ __device__ __forceinline__ int
+tm_class_of (int f)
+{
+  switch (f) {
+    case CI_TM_IN_P010:
+    case CI_TM_IN_P016:
+      return 0;
+    case CI_TM_IN_RGBA64:
+    case CI_TM_IN_BGRA64:
+      return 1;
+    case CI_TM_IN_I420_10:
+      return 2;
+    case CI_TM_IN_RGB10A2:
+    case CI_TM_IN_BGR10A2:
+      return 3;
+    case CI_TM_IN_Y444_16:
+      return 4;
+    default:
+      return -1;
+  }
+}
+
+/* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
+ * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
+ * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes), IC 3 =
+ * RGB10A2/BGR10A2 (two pixels per row), IC 4 = Y444_16 (two samples per
+ * row of each plane). */
+template < int IC > struct TmRaw;
+template <> struct TmRaw <0>
+{
+  uint32_t a0, a1, c;
+};
+template <> struct TmRaw <1>
+{
+  uint4 q0, q1;
+};
+template <> struct TmRaw <2>:TmRaw <0>
+{
+};
+template <> struct TmRaw <3>
+{
+  uint2 p0, p1;
+};
+template <> struct TmRaw <4>
+{
+  uint32_t y0, y1, u0, u1, v0, v1;
+};
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  r.a0 = __ldg ((const unsigned int *) r0);
+  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  r.c = __ldg ((const unsigned int *) (in.data[1] + (size_t) (y >> 1) *
+          in.stride[1] + 2 * x));
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  r.a0 = __ldg ((const unsigned int *) r0);
+  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  const size_t c = (size_t) (y >> 1) * in.stride[1] + x;
+  const size_t c2 = (size_t) (y >> 1) * in.stride[2] + x;
+  r.c = __ldg ((const unsigned short *) (in.data[1] + c)) |
+      ((uint32_t) __ldg ((const unsigned short *) (in.data[2] + c2)) << 16);
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 3 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
+  r.p0 = __ldg ((const uint2 *) r0);
+  r.p1 = __ldg ((const uint2 *) (r0 + in.stride[0]));
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 4 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *py = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
+  const uint8_t *pu = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
+  const uint8_t *pv = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
+  r.y0 = __ldg ((const unsigned int *) py);
+  r.y1 = __ldg ((const unsigned int *) (py + in.stride[0]));
+  r.u0 = __ldg ((const unsigned int *) pu);
+  r.u1 = __ldg ((const unsigned int *) (pu + in.stride[1]));
+  r.v0 = __ldg ((const unsigned int *) pv);
+  r.v1 = __ldg ((const unsigned int *) (pv + in.stride[2]));
+}
+
+static __device__ __forceinline__ void
+tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
+{
+  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
+  r.q0 = __ldg ((const uint4 *) r0);
+  r.q1 = __ldg ((const uint4 *) (r0 + in.stride[0]));
+}
+
+/* Decode (as ci_tm_load_quad): non-linear R'G'B' and alpha.  4:2:0
+ * samples: (v >> sh) & mask, P010 (6, 0xffff), P016 (0, 0xffff), I420_10
+ * (0, 0x3ff). */
+static __device__ __forceinline__ void
+tm_decode_420 (uint32_t a0, uint32_t a1, uint32_t c, int sh, uint32_t m,
+    const CiTmParams & p, float *r, float *g, float *b, float *a)
+{
+  float yy[4];
+  yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & m);
+  yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & m);
+  yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & m);
+  yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & m);
+  float u = fmaf (ci_tm_i2f (((c & 0xffffu) >> sh) & m), p.c_scale, p.c_off);
+  float v = fmaf (ci_tm_i2f (((c >> 16) >> sh) & m), p.c_scale, p.c_off);
+  for (int i = 0; i < 4; i++) {
+    ci_tm_ycc_rgb (&p, fmaf (yy[i], p.y_scale, p.y_off), u, v, &r[i], &g[i],
+        &b[i]);
+    a[i] = 1.0f;
+  }
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  tm_decode_420 (q.a0, q.a1, q.c, p.in_format == CI_TM_IN_P010 ? 6 : 0,
+      0xffffu, p, r, g, b, a);
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 2 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  tm_decode_420 (q.a0, q.a1, q.c, 0, 0x3ffu, p, r, g, b, a);
+}
+
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const bool rgba = p.in_format == CI_TM_IN_RGBA64;
+  for (int i = 0; i < 4; i++) {
+    const uint4 & w = (i >> 1) ? q.q1 : q.q0;
+    uint32_t lo = (i & 1) ? w.z : w.x;
+    uint32_t hi = (i & 1) ? w.w : w.y;
+    float c0 = ci_tm_i2f (lo & 0xffffu) * (1.0f / 65535.0f);
+    float c2 = ci_tm_i2f (hi & 0xffffu) * (1.0f / 65535.0f);
+    g[i] = ci_tm_i2f (lo >> 16) * (1.0f / 65535.0f);
+    r[i] = rgba ? c0 : c2;
+    b[i] = rgba ? c2 : c0;
+    a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
+  }
+}
+
+/* as ci_tm_decode's Y444_16 case: chroma per pixel */
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 4 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const uint32_t yw[4] = { q.y0 & 0xffffu, q.y0 >> 16, q.y1 & 0xffffu,
+    q.y1 >> 16
+  };
+  const uint32_t uw[4] = { q.u0 & 0xffffu, q.u0 >> 16, q.u1 & 0xffffu,
+    q.u1 >> 16
+  };
+  const uint32_t vw[4] = { q.v0 & 0xffffu, q.v0 >> 16, q.v1 & 0xffffu,
+    q.v1 >> 16
+  };
+  for (int i = 0; i < 4; i++) {
+    ci_tm_ycc_rgb (&p, fmaf (ci_tm_i2f (yw[i]), p.y_scale, p.y_off),
+        fmaf (ci_tm_i2f (uw[i]), p.c_scale, p.c_off),
+        fmaf (ci_tm_i2f (vw[i]), p.c_scale, p.c_off), &r[i], &g[i], &b[i]);
+    a[i] = 1.0f;
+  }
+}
+
+/* as ci_tm_decode's RGB10A2/BGR10A2 case */
+static __device__ __forceinline__ void
+tm_raw_decode (const TmRaw < 3 > &q, const CiTmParams & p, float *r,
+    float *g, float *b, float *a)
+{
+  const bool rgb = p.in_format == CI_TM_IN_RGB10A2;
+  const uint32_t px[4] = { q.p0.x, q.p0.y, q.p1.x, q.p1.y };
+  for (int i = 0; i < 4; i++) {
+    const uint32_t v = px[i];
+    float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
+    float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
+    g[i] = ci_tm_i2f ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
+    r[i] = rgb ? c0 : c2;
+    b[i] = rgb ? c2 : c0;
+    a[i] = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
+  }
+}
+
+/* One aligned full quad of input class IC, loaded and decoded. */
+template < int IC > static __device__ __forceinline__ void
+tm_quad_decode (const CiTmParams & p, const CiTmInPlanes & in, int x, int y,
+    float *r, float *g, float *b, float *a)
+{
+  TmRaw < IC > q;
+  tm_raw_load (q, in, x, y);
+  tm_raw_decode (q, p, r, g, b, a);
+}
+
+/* Aligned full quads for the generic kernels: the fast kernels' loads and
+ * decodes (so the same bits as ci_tm_load_quad), then the generic tables. */
 static __device__ __forceinline__ void
 tm_load_quad_vec (const CiTmParams & p, const float *eotf,
     const CiTmInPlanes & in, int x, int y, float rgb[4][3], float *yl,
     float *l, float *a)
 {
-  const int f = p.in_format;
   float r[4], g[4], b[4];
-  if (f <= CI_TM_IN_Y444_16) {
-    float yy[4], cb[4], cr[4];
-    const int sh = f == CI_TM_IN_P010 ? 6 : 0;
-    const uint32_t mask = f == CI_TM_IN_I420_10 ? 0x3ffu : 0xffffu;
-    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-    uint32_t a0 = *(const uint32_t *) r0;
-    uint32_t a1 = *(const uint32_t *) (r0 + in.stride[0]);
-    yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & mask);
-    yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & mask);
-    yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & mask);
-    yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & mask);
-    if (f == CI_TM_IN_Y444_16) {
-      const uint8_t *u0 = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
-      const uint8_t *v0 = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
-      uint32_t ua = *(const uint32_t *) u0;
-      uint32_t ub = *(const uint32_t *) (u0 + in.stride[1]);
-      uint32_t va = *(const uint32_t *) v0;
-      uint32_t vb = *(const uint32_t *) (v0 + in.stride[2]);
-      cb[0] = ci_tm_i2f (ua & 0xffffu);
-      cb[1] = ci_tm_i2f (ua >> 16);
-      cb[2] = ci_tm_i2f (ub & 0xffffu);
-      cb[3] = ci_tm_i2f (ub >> 16);
-      cr[0] = ci_tm_i2f (va & 0xffffu);
-      cr[1] = ci_tm_i2f (va >> 16);
-      cr[2] = ci_tm_i2f (vb & 0xffffu);
-      cr[3] = ci_tm_i2f (vb >> 16);
-    } else {
-      float u, v;
-      if (f == CI_TM_IN_I420_10) {
-        u = ci_tm_i2f (ci_tm_rd16 (in.data[1] + (size_t) (y >> 1) *
-                in.stride[1], x >> 1) & 0x3ffu);
-        v = ci_tm_i2f (ci_tm_rd16 (in.data[2] + (size_t) (y >> 1) *
-                in.stride[2], x >> 1) & 0x3ffu);
-      } else {
-        uint32_t uv = *(const uint32_t *) (in.data[1] + (size_t) (y >> 1) *
-            in.stride[1] + 2 * x);
-        u = ci_tm_i2f ((uv & 0xffffu) >> sh);
-        v = ci_tm_i2f ((uv >> 16) >> sh);
-      }
-      cb[0] = cb[1] = cb[2] = cb[3] = u;
-      cr[0] = cr[1] = cr[2] = cr[3] = v;
-    }
-    for (int i = 0; i < 4; i++) {
-      float vy = fmaf (yy[i], p.y_scale, p.y_off);
-      float u = fmaf (cb[i], p.c_scale, p.c_off);
-      float v = fmaf (cr[i], p.c_scale, p.c_off);
-      r[i] = fmaf (p.cr_r, v, vy);
-      g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
-      b[i] = fmaf (p.cb_b, u, vy);
-      a[i] = 1.0f;
-    }
-  } else if (f == CI_TM_IN_RGBA64 || f == CI_TM_IN_BGRA64) {
-    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
-    uint4 q[2];
-    q[0] = *(const uint4 *) r0;
-    q[1] = *(const uint4 *) (r0 + in.stride[0]);
-    for (int i = 0; i < 4; i++) {
-      uint32_t lo = (i & 1) ? q[i >> 1].z : q[i >> 1].x;
-      uint32_t hi = (i & 1) ? q[i >> 1].w : q[i >> 1].y;
-      float c0 = ci_tm_i2f (lo & 0xffffu) * (1.0f / 65535.0f);
-      float c2 = ci_tm_i2f (hi & 0xffffu) * (1.0f / 65535.0f);
-      g[i] = ci_tm_i2f (lo >> 16) * (1.0f / 65535.0f);
-      r[i] = f == CI_TM_IN_RGBA64 ? c0 : c2;
-      b[i] = f == CI_TM_IN_RGBA64 ? c2 : c0;
-      a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
-    }
-  } else {
-    const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
-    uint2 q[2];
-    q[0] = *(const uint2 *) r0;
-    q[1] = *(const uint2 *) (r0 + in.stride[0]);
-    for (int i = 0; i < 4; i++) {
-      uint32_t v = (i & 1) ? q[i >> 1].y : q[i >> 1].x;
-      float c0 = ci_tm_i2f (v & 0x3ffu) * (1.0f / 1023.0f);
-      float c2 = ci_tm_i2f ((v >> 20) & 0x3ffu) * (1.0f / 1023.0f);
-      g[i] = ci_tm_i2f ((v >> 10) & 0x3ffu) * (1.0f / 1023.0f);
-      r[i] = f == CI_TM_IN_RGB10A2 ? c0 : c2;
-      b[i] = f == CI_TM_IN_RGB10A2 ? c2 : c0;
-      a[i] = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
-    }
+  switch (tm_class_of (p.in_format)) {
+    case 0:
+      tm_quad_decode < 0 > (p, in, x, y, r, g, b, a);
+      break;
+    case 1:
+      tm_quad_decode < 1 > (p, in, x, y, r, g, b, a);
+      break;
+    case 2:
+      tm_quad_decode < 2 > (p, in, x, y, r, g, b, a);
+      break;
+    case 3:
+      tm_quad_decode < 3 > (p, in, x, y, r, g, b, a);
+      break;
+    default:
+      tm_quad_decode < 4 > (p, in, x, y, r, g, b, a);
+      break;
   }
   for (int i = 0; i < 4; i++) {
     yl[i] = ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb[i]);
@@ -531,182 +672,6 @@ struct TmFullQuads
   }
 };
 
-/* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
- * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
- * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes), IC 3 =
- * RGB10A2/BGR10A2 (two pixels per row), IC 4 = Y444_16 (two samples per
- * row of each plane). */
-template < int IC > struct TmRaw;
-template <> struct TmRaw <0>
-{
-  uint32_t a0, a1, c;
-};
-template <> struct TmRaw <1>
-{
-  uint4 q0, q1;
-};
-template <> struct TmRaw <2>:TmRaw <0>
-{
-};
-template <> struct TmRaw <3>
-{
-  uint2 p0, p1;
-};
-template <> struct TmRaw <4>
-{
-  uint32_t y0, y1, u0, u1, v0, v1;
-};
-
-static __device__ __forceinline__ void
-tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
-{
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  r.a0 = __ldg ((const unsigned int *) r0);
-  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
-  r.c = __ldg ((const unsigned int *) (in.data[1] + (size_t) (y >> 1) *
-          in.stride[1] + 2 * x));
-}
-
-static __device__ __forceinline__ void
-tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
-{
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  r.a0 = __ldg ((const unsigned int *) r0);
-  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
-  const size_t c = (size_t) (y >> 1) * in.stride[1] + x;
-  const size_t c2 = (size_t) (y >> 1) * in.stride[2] + x;
-  r.c = __ldg ((const unsigned short *) (in.data[1] + c)) |
-      ((uint32_t) __ldg ((const unsigned short *) (in.data[2] + c2)) << 16);
-}
-
-static __device__ __forceinline__ void
-tm_raw_load (TmRaw < 3 > &r, const CiTmInPlanes & in, int x, int y)
-{
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
-  r.p0 = __ldg ((const uint2 *) r0);
-  r.p1 = __ldg ((const uint2 *) (r0 + in.stride[0]));
-}
-
-static __device__ __forceinline__ void
-tm_raw_load (TmRaw < 4 > &r, const CiTmInPlanes & in, int x, int y)
-{
-  const uint8_t *py = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  const uint8_t *pu = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
-  const uint8_t *pv = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
-  r.y0 = __ldg ((const unsigned int *) py);
-  r.y1 = __ldg ((const unsigned int *) (py + in.stride[0]));
-  r.u0 = __ldg ((const unsigned int *) pu);
-  r.u1 = __ldg ((const unsigned int *) (pu + in.stride[1]));
-  r.v0 = __ldg ((const unsigned int *) pv);
-  r.v1 = __ldg ((const unsigned int *) (pv + in.stride[2]));
-}
-
-static __device__ __forceinline__ void
-tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
-{
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
-  r.q0 = __ldg ((const uint4 *) r0);
-  r.q1 = __ldg ((const uint4 *) (r0 + in.stride[0]));
-}
-
-/* Decode (as ci_tm_load_quad): non-linear R'G'B' and alpha.  4:2:0
- * samples: (v >> sh) & mask, P010 (6, 0xffff), P016 (0, 0xffff), I420_10
- * (0, 0x3ff). */
-static __device__ __forceinline__ void
-tm_decode_420 (uint32_t a0, uint32_t a1, uint32_t c, int sh, uint32_t m,
-    const CiTmParams & p, float *r, float *g, float *b, float *a)
-{
-  float yy[4];
-  yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & m);
-  yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & m);
-  yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & m);
-  yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & m);
-  float u = fmaf (ci_tm_i2f (((c & 0xffffu) >> sh) & m), p.c_scale, p.c_off);
-  float v = fmaf (ci_tm_i2f (((c >> 16) >> sh) & m), p.c_scale, p.c_off);
-  for (int i = 0; i < 4; i++) {
-    float vy = fmaf (yy[i], p.y_scale, p.y_off);
-    r[i] = fmaf (p.cr_r, v, vy);
-    g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
-    b[i] = fmaf (p.cb_b, u, vy);
-    a[i] = 1.0f;
-  }
-}
-
-static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 0 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
-{
-  tm_decode_420 (q.a0, q.a1, q.c, p.in_format == CI_TM_IN_P010 ? 6 : 0,
-      0xffffu, p, r, g, b, a);
-}
-
-static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 2 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
-{
-  tm_decode_420 (q.a0, q.a1, q.c, 0, 0x3ffu, p, r, g, b, a);
-}
-
-static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 1 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
-{
-  const bool rgba = p.in_format == CI_TM_IN_RGBA64;
-  for (int i = 0; i < 4; i++) {
-    const uint4 & w = (i >> 1) ? q.q1 : q.q0;
-    uint32_t lo = (i & 1) ? w.z : w.x;
-    uint32_t hi = (i & 1) ? w.w : w.y;
-    float c0 = ci_tm_i2f (lo & 0xffffu) * (1.0f / 65535.0f);
-    float c2 = ci_tm_i2f (hi & 0xffffu) * (1.0f / 65535.0f);
-    g[i] = ci_tm_i2f (lo >> 16) * (1.0f / 65535.0f);
-    r[i] = rgba ? c0 : c2;
-    b[i] = rgba ? c2 : c0;
-    a[i] = ci_tm_i2f (hi >> 16) * (1.0f / 65535.0f);
-  }
-}
-
-/* as ci_tm_decode's Y444_16 case: chroma per pixel */
-static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 4 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
-{
-  const uint32_t yw[4] = { q.y0 & 0xffffu, q.y0 >> 16, q.y1 & 0xffffu,
-    q.y1 >> 16
-  };
-  const uint32_t uw[4] = { q.u0 & 0xffffu, q.u0 >> 16, q.u1 & 0xffffu,
-    q.u1 >> 16
-  };
-  const uint32_t vw[4] = { q.v0 & 0xffffu, q.v0 >> 16, q.v1 & 0xffffu,
-    q.v1 >> 16
-  };
-  for (int i = 0; i < 4; i++) {
-    float vy = fmaf (ci_tm_i2f (yw[i]), p.y_scale, p.y_off);
-    float u = fmaf (ci_tm_i2f (uw[i]), p.c_scale, p.c_off);
-    float v = fmaf (ci_tm_i2f (vw[i]), p.c_scale, p.c_off);
-    r[i] = fmaf (p.cr_r, v, vy);
-    g[i] = fmaf (p.cr_g, v, fmaf (p.cb_g, u, vy));
-    b[i] = fmaf (p.cb_b, u, vy);
-    a[i] = 1.0f;
-  }
-}
-
-/* as ci_tm_decode's RGB10A2/BGR10A2 case */
-static __device__ __forceinline__ void
-tm_raw_decode (const TmRaw < 3 > &q, const CiTmParams & p, float *r,
-    float *g, float *b, float *a)
-{
-  const bool rgb = p.in_format == CI_TM_IN_RGB10A2;
-  const uint32_t px[4] = { q.p0.x, q.p0.y, q.p1.x, q.p1.y };
-  for (int i = 0; i < 4; i++) {
-    const uint32_t v = px[i];
-    float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
-    float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
-    g[i] = ci_tm_i2f ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
-    r[i] = rgb ? c0 : c2;
-    b[i] = rgb ? c2 : c0;
-    a[i] = ci_tm_i2f (v >> 30) * (1.0f / 3.0f);
-  }
-}
 
 template < int IC, int OC, bool STATS > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
@@ -1259,28 +1224,10 @@ tm_with_class (int ic, F f)
   }
 }
 
-/* The fast kernels' input class: 0 P010/P016, 1 RGBA64/BGRA64, 2 I420_10,
- * 3 RGB10A2/BGR10A2, 4 Y444_16. */
 static int
 tm_input_class (const CiTmCuda * tm)
 {
-  switch (tm->p.in_format) {
-    case CI_TM_IN_P010:
-    case CI_TM_IN_P016:
-      return 0;
-    case CI_TM_IN_RGBA64:
-    case CI_TM_IN_BGRA64:
-      return 1;
-    case CI_TM_IN_I420_10:
-      return 2;
-    case CI_TM_IN_RGB10A2:
-    case CI_TM_IN_BGR10A2:
-      return 3;
-    case CI_TM_IN_Y444_16:
-      return 4;
-    default:
-      return -1;
-  }
+  return tm_class_of (tm->p.in_format);
 }
 
 static int

@@ -498,6 +498,18 @@ ci_tm_rd16 (const uint8_t * row, int idx)
   return ((const uint16_t *) row)[idx];
 }
 
+/* Scaled luma vy (y_scale, y_off applied) and chroma cb, cr (c_scale,
+ * c_off applied) -> non-linear R'G'B': the one Y'CbCr matrix of every
+ * decode (reference and fast kernels alike). */
+CI_HD void
+ci_tm_ycc_rgb (const CiTmParams * p, float vy, float cb, float cr, float *r,
+    float *g, float *b)
+{
+  *r = fmaf (p->cr_r, cr, vy);
+  *g = fmaf (p->cr_g, cr, fmaf (p->cb_g, cb, vy));
+  *b = fmaf (p->cb_b, cb, vy);
+}
+
 /* One input pixel at (x, y) -> non-linear R'G'B' in [0,1] and alpha [0,1]. */
 CI_HD void
 ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
@@ -556,9 +568,7 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
   yy = fmaf (yy, p->y_scale, p->y_off);
   cb = fmaf (cb, p->c_scale, p->c_off);
   cr = fmaf (cr, p->c_scale, p->c_off);
-  *r = fmaf (p->cr_r, cr, yy);
-  *g = fmaf (p->cr_g, cr, fmaf (p->cb_g, cb, yy));
-  *b = fmaf (p->cb_b, cb, yy);
+  ci_tm_ycc_rgb (p, yy, cb, cr, r, g, b);
   *a = 1.0f;
 }
 
@@ -781,10 +791,9 @@ ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
     cb = fmaf (cb, p->c_scale, p->c_off);
     cr = fmaf (cr, p->c_scale, p->c_off);
     for (int i = 0; i < 4; i++) {
-      float v = fmaf (yy[i], p->y_scale, p->y_off);
-      float r = fmaf (p->cr_r, cr, v);
-      float g = fmaf (p->cr_g, cr, fmaf (p->cb_g, cb, v));
-      float b = fmaf (p->cb_b, cb, v);
+      float r, g, b;
+      ci_tm_ycc_rgb (p, fmaf (yy[i], p->y_scale, p->y_off), cb, cr, &r, &g,
+          &b);
       a[i] = 1.0f;
       ylum[i] = ci_tm_linearize (p, eotf_lut, r, g, b, rgb[i]);
       l[i] = ci_tm_logl (ylum[i], eotf_lut);
