@@ -313,19 +313,30 @@ line_start (const AggArgs & a, int i, int &sx, int &sy, int &len)
   len = lx < ly ? lx : ly;
 }
 
-__device__ __forceinline__ void
-cp_async16 (void *smem, const void *gmem)
+/* Asynchronous copy of N (4, 8 or 16) bytes to shared memory; 16 bytes
+ * bypass L1 (.cg: streamed once), the smaller sizes only exist as .ca. */
+template < int N > __device__ __forceinline__ void
+cp_async (void *smem, const void *gmem)
 {
+  static_assert (N == 4 || N == 8 || N == 16, "cp.async copies 4, 8 or 16 bytes");
 #if __CUDA_ARCH__ >= 800
   unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r" (sa),
-      "l" (gmem));
+  if constexpr (N == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r" (sa),
+        "l" (gmem));
+  else
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;\n"::"r" (sa),
+        "l" (gmem), "n" (N));
 #else
   /* Turing has no cp.async: a plain copy, complete before the wait. */
-  *(uint4 *) smem = *(const uint4 *) gmem;
+  if constexpr (N == 16)
+    *(uint4 *) smem = *(const uint4 *) gmem;
+  else if constexpr (N == 8)
+    *(uint2 *) smem = *(const uint2 *) gmem;
+  else
+    *(uint32_t *) smem = *(const uint32_t *) gmem;
 #endif
 }
-
 __device__ __forceinline__ void
 cp_async_commit ()
 {
@@ -377,7 +388,7 @@ agg_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
       const uint16_t *g = acc + ((size_t) y * a.W + x) * a.Ds;
       uint16_t *r = ring + (t % R) * a.Ds;
       for (int i = lane; i < pieces; i += 32)
-        cp_async16 (r + i * 8, g + i * 8);
+        cp_async < 16 > (r + i * 8, g + i * 8);
     }
     cp_async_commit ();         /* one group per step, empty or not */
   };
@@ -522,30 +533,6 @@ path_step (uint32_t (&P)[KP], uint32_t up, uint32_t dn, uint32_t pmin,
     P[j] = NP[j];
 }
 
-__device__ __forceinline__ void
-cp_async8 (void *smem, const void *gmem)
-{
-#if __CUDA_ARCH__ >= 800
-  unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;\n"::"r" (sa),
-      "l" (gmem));
-#else
-  *(uint2 *) smem = *(const uint2 *) gmem;
-#endif
-}
-
-__device__ __forceinline__ void
-cp_async4 (void *smem, const void *gmem)
-{
-#if __CUDA_ARCH__ >= 800
-  unsigned sa = (unsigned) __cvta_generic_to_shared (smem);
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r" (sa),
-      "l" (gmem));
-#else
-  *(uint32_t *) smem = *(const uint32_t *) gmem;
-#endif
-}
-
 template < int KP > struct Agg2Cfg
 {
   static constexpr int R0 = 12288 / (192 * KP);
@@ -584,8 +571,8 @@ agg2_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ acc,
       uint8_t *rc = ringC + fslot * Ds + lane * 8;
       for (int i = lane, o = 0; i < pieces; i += 32, o += 256) {
         if (a.accumulate)
-          cp_async16 (rs + o, acc + foff + o);
-        cp_async8 (rc + o, cost + foff + o);
+          cp_async < 16 > (rs + o, acc + foff + o);
+        cp_async < 8 > (rc + o, cost + foff + o);
       }
     }
     cp_async_commit ();         /* one group per step, empty or not */
@@ -931,10 +918,7 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
         for (int i = 0; i < NPC; i++)
           if (i < nown) {
             const int o = glane * K + i * GR;
-            if constexpr (GR == 8)
-              cp_async8 (ring + fslot * SB + o, fsrc + o);
-            else
-              cp_async4 (ring + fslot * SB + o, fsrc + o);
+            cp_async < GR > (ring + fslot * SB + o, fsrc + o);
           }
         fsrc += pstep;
         fleft--;
@@ -943,7 +927,7 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       uint8_t *r = ring + fslot * SB;
       int v = v0, pc = pc0;
       for (int i = glane; i < npieces; i += G) {
-        cp_async8 (r + i * 8, fsrc + v * a3.vstride + pc * 8);
+        cp_async < 8 > (r + i * 8, fsrc + v * a3.vstride + pc * 8);
         pc += inc_pc;
         v += inc_v;
         if (pc >= pieces) {
@@ -1054,7 +1038,7 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     cslot = cslot + 1 == R ? 0 : cslot + 1;
     uint32_t C2[KP], O[KP];
     if constexpr (SELF) {
-      uint32_t cw[(K + 3) / 4];
+      uint32_t cw[K / 4];
 #pragma unroll
       for (int i = 0; i < NPC; i++) {
         if constexpr (GR == 8) {
@@ -1110,37 +1094,33 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     mm = min (mm & 0xffffu, mm >> 16);
     pmin = group_min_u < G > (mm);
 
-    if (SELF && active) {
-      uint8_t *g = out + pix * Ds + d0;
-      uint32_t ow[(K + 3) / 4];
+    if constexpr (SELF) {
+      if (active) {
+        uint8_t *g = out + pix * Ds + d0;
+        uint32_t ow[K / 4];
 #pragma unroll
-      for (int m = 0; m < K / 4; m++)
-        ow[m] = __byte_perm (P[2 * m] & vm[2 * m],
-            P[2 * m + 1 < KP ? 2 * m + 1 : 0] & vm[2 * m + 1 < KP ? 2 * m + 1 : 0],
-            0x6420);
+        for (int m = 0; m < K / 4; m++)
+          ow[m] = __byte_perm (P[2 * m] & vm[2 * m],
+              P[2 * m + 1] & vm[2 * m + 1], 0x6420);
 #pragma unroll
-      for (int i = 0; i < NPC; i++)
-        if (i < nown) {
-          if constexpr (GR == 8)
-            *(uint2 *) (g + 8 * i) = make_uint2 (ow[2 * i], ow[2 * i + 1]);
-          else
-            *(uint32_t *) (g + 4 * i) = ow[i];
-        }
-    } else if (!FINAL && active) {
-      /* every real L <= cmax + p2 <= 255; padding stored as 0 */
-      uint8_t *g = out + pix * Ds + d0;
+        for (int i = 0; i < NPC; i++)
+          if (i < nown) {
+            if constexpr (GR == 8)
+              *(uint2 *) (g + 8 * i) = make_uint2 (ow[2 * i], ow[2 * i + 1]);
+            else
+              *(uint32_t *) (g + 4 * i) = ow[i];
+          }
+      }
+    } else if constexpr (!FINAL) {
+      /* KP is odd here (an even KP moves its own pieces above): a 16-bit
+       * store per pair; every real L <= cmax + p2 <= 255, padding as 0 */
+      if (active) {
+        uint8_t *g = out + pix * Ds + d0;
 #pragma unroll
-      for (int j = 0; j < KP; j++) {
-        if ((KP & 1) == 0 && (j & 1) == 0) {
-          if (inmem[j])
-            *(uint32_t *) (g + 2 * j) = __byte_perm (P[j] & vm[j],
-                P[j + 1 < KP ? j + 1 : j] & vm[j + 1 < KP ? j + 1 : j],
-                0x6420);
-        } else if ((KP & 1) != 0) {
+        for (int j = 0; j < KP; j++)
           if (inmem[j])
             *(uint16_t *) (g + 2 * j) =
                 (uint16_t) __byte_perm (P[j] & vm[j], 0, 0x0020);
-        }
       }
     } else {
       /* totals (<= 8 * 255 on real disparities, no half overflows) */
