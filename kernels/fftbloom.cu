@@ -102,34 +102,16 @@ k_init_lut ()
   g_lut8[i] = ci_fb_decode (i, 1, 1);
 }
 
-/* Faster than libm-exact powf; errors ~1e-6 relative, far below a code value. */
-__device__ __forceinline__ float
-fast_linear_to_srgb (float v)
-{
-  return v <= 0.0031308f ? v * 12.92f
-      : 1.055f * exp2f (__log2f (v) * (1.0f / 2.4f)) - 0.055f;
-}
-
 __device__ unsigned char g_enc8_code[CI_FB_ENC8_N + 4];
 __device__ float g_enc8_thr[257];
 
+/* 8-bit sRGB by the table (at 4K the inverse row pass encodes 25 M
+ * samples), the rest by ci_fb_encode_fast */
 __device__ __forceinline__ unsigned
 encode (float lin, int bytes, int srgb)
 {
-  /* 8-bit sRGB by table (ci_fb_encode8_tab; through L1): at 4K the
-   * inverse row pass encodes 25 M samples */
-  if (bytes == 1 && srgb) {
-    float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
-    unsigned c = __ldg (g_enc8_code + (int) (v * (float) CI_FB_ENC8_N));
-    return c + (v >= __ldg (g_enc8_thr + c + 1) ? 1u : 0u);
-  }
-  float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
-  if (srgb)
-    v = fast_linear_to_srgb (v);
-  float maxv = bytes == 1 ? 255.0f : 65535.0f;
-  float c = v * maxv + 0.5f;
-  c = c < maxv ? c : maxv;
-  return (unsigned) c;
+  return bytes == 1 && srgb ? ci_fb_encode8_tab (lin, g_enc8_code, g_enc8_thr)
+      : ci_fb_encode_fast (lin, bytes, srgb);
 }
 
 template <typename T> struct Px;

@@ -133,19 +133,6 @@ ci_fb_cb_mul (void *dataOut, unsigned long long offset, cufftComplex e,
 
 #if CI_FB_CB == 3
 
-static __device__ __forceinline__ unsigned
-cb_encode (float lin, int bytes, int srgb)
-{
-  float v = lin > 0.0f ? (lin < 1.0f ? lin : 1.0f) : 0.0f;
-  if (srgb)
-    v = v <= 0.0031308f ? v * 12.92f
-        : 1.055f * exp2f (__log2f (v) * (1.0f / 2.4f)) - 0.055f;
-  float maxv = bytes == 1 ? 255.0f : 65535.0f;
-  float c = v * maxv + 0.5f;
-  c = c < maxv ? c : maxv;
-  return (unsigned) c;
-}
-
 __device__ void
 ci_fb_cb_post (void *dataOut, unsigned long long offset, cufftReal v,
     void *info, void *smem)
@@ -162,7 +149,8 @@ ci_fb_cb_post (void *dataOut, unsigned long long offset, cufftReal v,
     unsigned char *q = F.out + (size_t) y * F.out_pitch + 4 * (size_t) x;
     unsigned code = __ldg (p + off);
     float lin = F.srgb ? I->lut[code] : ci_fb_decode (code, 1, 0);
-    q[off] = (unsigned char) cb_encode (lin + F.intensity * v, 1, F.srgb);
+    q[off] = (unsigned char) ci_fb_encode_fast (lin + F.intensity * v, 1,
+        F.srgb);
     if (ch == 0)
       q[F.off_a] = __ldg (p + F.off_a);
   } else {
@@ -172,7 +160,8 @@ ci_fb_cb_post (void *dataOut, unsigned long long offset, cufftReal v,
         + (size_t) y * F.out_pitch) + 4 * (size_t) x;
     unsigned code = __ldg (p + off);
     float lin = ci_fb_decode (code, 2, F.srgb);
-    q[off] = (unsigned short) cb_encode (lin + F.intensity * v, 2, F.srgb);
+    q[off] = (unsigned short) ci_fb_encode_fast (lin + F.intensity * v, 2,
+        F.srgb);
     if (ch == 0)
       q[F.off_a] = __ldg (p + F.off_a);
   }
