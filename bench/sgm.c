@@ -188,6 +188,56 @@ main (int argc, char **argv)
             dir == 0 ? " + 7 volumes + WTA" : "", td[nr / 2]);
       }
     }
+    /* CI_SGM_BENCH_STAGES: the default layout's passes one after another
+     * and its WTA alone, to see how the time splits */
+    const char *stages = getenv ("CI_SGM_BENCH_STAGES");
+    if (u8 && stages && *stages) {
+      uint8_t *sv;
+      CK (cudaMalloc ((void **) &sv, vstride * (p.paths + 1)));
+      CK (cudaMemcpy (sv, cost, img * sgm_sum_stride (k->D),
+              cudaMemcpyDeviceToDevice));
+      float tp[64], tq[64];
+      const int nr = runs < 64 ? runs : 64;
+      for (int r = -1; r < nr; r++) {
+        CK (cudaEventRecord (e0, st));
+        for (int dir = 0; dir < p.paths; dir++)
+          KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
+                  sv + (dir + 1) * vstride, st));
+        CK (cudaEventRecord (e1, st));
+        CK (cudaEventSynchronize (e1));
+        if (r >= 0)
+          CK (cudaEventElapsedTime (&tp[r], e0, e1));
+        CK (cudaEventRecord (e0, st));
+        KL (sgm_cuda_wta_u8 (sv + vstride, p.paths, vstride, &p, wd, wi, wk,
+                st));
+        CK (cudaEventRecord (e1, st));
+        CK (cudaEventSynchronize (e1));
+        if (r >= 0)
+          CK (cudaEventElapsedTime (&tq[r], e0, e1));
+      }
+      qsort (tp, nr, sizeof (float), cmp_float);
+      qsort (tq, nr, sizeof (float), cmp_float);
+      printf ("  directions alone %dx%d D=%d:", k->w, k->h, k->D);
+      for (int dir = 0; dir < p.paths; dir++) {
+        float td[64];
+        for (int r = -1; r < nr; r++) {
+          CK (cudaEventRecord (e0, st));
+          KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
+                  sv + (dir + 1) * vstride, st));
+          CK (cudaEventRecord (e1, st));
+          CK (cudaEventSynchronize (e1));
+          if (r >= 0)
+            CK (cudaEventElapsedTime (&td[r], e0, e1));
+        }
+        qsort (td, nr, sizeof (float), cmp_float);
+        printf (" (%+d,%+d) %.3f", sgm_dir_dx (dir), sgm_dir_dy (dir),
+            td[nr / 2]);
+      }
+      printf (" ms\n");
+      printf ("  stages %dx%d D=%d: %d u8 passes one after another %.3f ms, "
+          "WTA %.3f ms\n", k->w, k->h, k->D, p.paths, tp[nr / 2], tq[nr / 2]);
+      CK (cudaFree (sv));
+    }
     if (vols)
       CK (cudaFree (vols));
     CK (cudaFree (wd));

@@ -4,8 +4,9 @@
  * median, whole pipeline with pitched output, output conversion; the
  * pipeline's u8 form too (each path alone as a uint8 volume, the fused
  * last pass with its WTA) and the pipeline in both layouts.
- * num-disparities 1, 16, 64, 128, 129, 200, 256, 270, 300, 512, 1024 on
- * odd sizes and odd pitches.  Outputs are poisoned before every launch.
+ * num-disparities 1, 16, 64, 128, 129, 180, 200, 256, 270, 300, 333, 400,
+ * 417, 470, 512, 1024 on odd sizes and odd pitches.  Outputs are poisoned
+ * before every launch.
  * Exits 77 (skipped) without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
@@ -563,6 +564,12 @@ main (int argc, char **argv)
     {83, 13, 200, 0, SGM_CENSUS_9X7, 0, 8},
     {301, 9, 256, 2, SGM_CENSUS_9X7, 0, 8},
     {1061, 5, 1024, 0, SGM_CENSUS_9X7, 1, 8},
+    /* more pair counts per lane, and the WTA's tail after 3 groups (400) */
+    {197, 7, 180, 1, SGM_CENSUS_9X7, 0, 8},
+    {351, 5, 333, 0, SGM_CENSUS_SYM_9X7, 0, 8},
+    {423, 5, 400, -4, SGM_CENSUS_9X7, 0, 8},
+    {431, 3, 417, 0, SGM_CENSUS_9X7, 0, 8},
+    {489, 5, 470, 3, SGM_CENSUS_9X7, 0, 8},
     {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
   };
