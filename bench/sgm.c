@@ -53,7 +53,7 @@ xs (uint64_t * s)
 int
 main (int argc, char **argv)
 {
-  int runs = argc > 1 ? atoi (argv[1]) : 30;
+  int runs = argc > 1 && atoi (argv[1]) > 0 ? atoi (argv[1]) : 30;
   if (ci_cuda_device_count () == 0) {
     printf ("no CUDA device\n");
     return 77;

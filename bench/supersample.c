@@ -41,7 +41,7 @@ main (int argc, char **argv)
     {3840, 2160, 1920, 1080, 4, 2, "4K→1080p RGBA64"},
     {1919, 1079, 997, 541, 4, 1, "1919×1079→997×541 RGBA"},
   };
-  const int reps = argc > 1 ? atoi (argv[1]) : 200;
+  const int reps = argc > 1 && atoi (argv[1]) > 0 ? atoi (argv[1]) : 200;
   int have_npp = ci_npp_load ();
   struct cudaDeviceProp prop;
   CK (cudaGetDeviceProperties (&prop, 0));

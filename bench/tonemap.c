@@ -161,9 +161,13 @@ main (int argc, char **argv)
   struct cudaDeviceProp prop;
   CK (cudaGetDeviceProperties (&prop, 0));
   CK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
-  ev = malloc (sizeof (cudaEvent_t) * (reps + 1));
-  times = malloc (sizeof (float) * reps);
-  for (int i = 0; i <= reps; i++)
+  if (reps < 1)
+    reps = 1;
+  /* the copy below takes 30 calls whatever reps is */
+  const int nev = reps > 30 ? reps : 30;
+  ev = malloc (sizeof (cudaEvent_t) * (nev + 1));
+  times = malloc (sizeof (float) * nev);
+  for (int i = 0; i <= nev; i++)
     CK (cudaEventCreate (&ev[i]));
 
   /* device copy bandwidth: 1 GiB D2D, read + write */
