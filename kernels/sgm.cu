@@ -337,6 +337,51 @@ cp_async (void *smem, const void *gmem)
     *(uint32_t *) smem = *(const uint32_t *) gmem;
 #endif
 }
+
+/* cp_async to a shared address when on, predicated inside the asm (a C++
+ * condition around it became a branch per step) */
+template < int N > __device__ __forceinline__ void
+cp_async_p (uint32_t saddr, const void *gmem, bool on)
+{
+  static_assert (N == 4 || N == 8, "4 or 8 bytes");
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("{\n .reg .pred p;\n setp.ne.u32 p, %3, 0;\n"
+      " @p cp.async.ca.shared.global [%0], [%1], %2;\n}\n"::"r" (saddr),
+      "l" (gmem), "n" (N), "r" ((uint32_t) on));
+#else
+  if (on) {
+    void *smem = __cvta_shared_to_generic (saddr);
+    if constexpr (N == 8)
+      *(uint2 *) smem = *(const uint2 *) gmem;
+    else
+      *(uint32_t *) smem = *(const uint32_t *) gmem;
+  }
+#endif
+}
+
+/* shared loads by address when on (else 0), ordered after the (volatile)
+ * cp.async waits */
+__device__ __forceinline__ uint2
+lds64_p (uint32_t saddr, bool on)
+{
+  uint2 v;
+  asm volatile ("{\n .reg .pred p;\n setp.ne.u32 p, %3, 0;\n"
+      " mov.u32 %0, 0;\n mov.u32 %1, 0;\n"
+      " @p ld.shared.v2.u32 {%0, %1}, [%2];\n}\n":"=r" (v.x), "=r" (v.y)
+      :"r" (saddr), "r" ((uint32_t) on));
+  return v;
+}
+
+__device__ __forceinline__ uint32_t
+lds32_p (uint32_t saddr, bool on)
+{
+  uint32_t v;
+  asm volatile ("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n"
+      " mov.u32 %0, 0;\n @p ld.shared.u32 %0, [%1];\n}\n":"=r" (v)
+      :"r" (saddr), "r" ((uint32_t) on));
+  return v;
+}
+
 __device__ __forceinline__ void
 cp_async_commit ()
 {
@@ -875,6 +920,15 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
    * pipeline 2.80 -> 2.34 ms (720p 1.44 -> 1.18, 4K D = 256 18.1 -> 15.5). */
   constexpr bool SELF = !FINAL && K % 4 == 0;
   constexpr int GR = K % 8 == 0 ? 8 : 4, NPC = K / GR;
+  /* SELF on 8 or 16 lanes per line (D <= 128): shared addresses stepped
+   * and the copies and loads predicated inside their asm (below). H200,
+   * against the C++ loads and conditions: 1080p D = 32 1.56 -> 1.36 ms,
+   * D = 64 1.72 -> 1.58-1.61, 720p 1.12 -> 1.07-1.08, 1024x440 (4 paths)
+   * 0.46 -> 0.39-0.40, 1080p D = 128 2.25-2.27 -> 2.26-2.28. On 32 lanes
+   * it measured 0.3-0.8 % slower at D = 256 (1080p, 4K), 0.6 % faster at
+   * 512, and with 2 or 3 4-byte pieces (D = 270) 5.36 -> 5.77 ms, so 32
+   * lanes keep the former. */
+  constexpr bool SELFA = SELF && G < 32 && (GR == 8 || NPC == 1);
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -909,10 +963,30 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   const uint8_t *fsrc = vols + ((size_t) sy * a.W + sx) * Ds;   /* pixel of the next fetch */
   int fslot = 0, fleft = len;
 
-  /* SELF: this lane's pieces inside the slot (Ds is a multiple of 8) */
+  /* SELF: this lane's pieces inside the pixel's Ds bytes (Ds is a
+   * multiple of 8). SELFA: its ring pieces as 32-bit shared addresses
+   * (lbeg: slot 0), stepped by SB: no per-step address arithmetic from the slot
+   * index, no generic-to-shared conversion, no predicate or branch on the
+   * fetch or read (both are predicated inside their asm: pieces past Ds
+   * are neither fetched nor read, and read as 0). H200, 1080p, D = 128,
+   * one vertical pass alone: 124 -> 111 M warp instructions, 270 -> 187
+   * us. */
   const int nown = min (max ((Ds - glane * K) / GR, 0), NPC);
+  const uint32_t lbeg = (uint32_t) __cvta_generic_to_shared (ring) + glane * K;
+  const uint32_t lend = lbeg + R * SB;
+  uint32_t fa = lbeg, ca = lbeg;
   auto fetch = [&]() {
-    if constexpr (SELF) {
+    if constexpr (SELFA) {
+      const bool fv = fleft > 0;
+#pragma unroll
+      for (int i = 0; i < NPC; i++)
+        cp_async_p < GR > (fa + i * GR, fsrc + glane * K + i * GR,
+            fv && i < nown);
+      if (fleft > 1)
+        fsrc += pstep;
+      fleft--;
+      fa = fa + SB == lend ? lbeg : fa + SB;
+    } else if constexpr (SELF) {
       if (fleft > 0) {
 #pragma unroll
         for (int i = 0; i < NPC; i++)
@@ -939,7 +1013,8 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       fleft--;
     }
     cp_async_commit ();         /* one group per step, empty or not */
-    fslot = fslot + 1 == R ? 0 : fslot + 1;
+    if constexpr (!SELFA)
+      fslot = fslot + 1 == R ? 0 : fslot + 1;
   };
 
   const int d0 = glane * K;
@@ -1029,19 +1104,27 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   int cslot = 0;
   size_t pix = (size_t) sy * a.W + sx;
   const long long pixstep = a.dx + (long long) a.dy * a.W;
+  uint8_t *gout = out + pix * Ds + d0;  /* SELF: this lane's output */
   for (int t = 0; t < maxlen; t++, pix += pixstep) {
     const bool active = t < len;
     cp_async_wait < R - 1 > ();
     if constexpr (!SELF)
       __syncwarp ();
     const uint8_t *rc = ring + cslot * SB + d0;
-    cslot = cslot + 1 == R ? 0 : cslot + 1;
+    if constexpr (!SELFA)
+      cslot = cslot + 1 == R ? 0 : cslot + 1;
     uint32_t C2[KP], O[KP];
     if constexpr (SELF) {
       uint32_t cw[K / 4];
 #pragma unroll
       for (int i = 0; i < NPC; i++) {
-        if constexpr (GR == 8) {
+        if constexpr (SELFA && GR == 8) {
+          const uint2 c8 = lds64_p (ca + 8 * i, i < nown);
+          cw[2 * i] = c8.x;
+          cw[2 * i + 1] = c8.y;
+        } else if constexpr (SELFA) {
+          cw[i] = lds32_p (ca + 4 * i, i < nown);
+        } else if constexpr (GR == 8) {
           const uint2 c8 = i < nown ? *(const uint2 *) (rc + 8 * i)
               : make_uint2 (0u, 0u);
           cw[2 * i] = c8.x;
@@ -1050,6 +1133,8 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
           cw[i] = i < nown ? *(const uint32_t *) (rc + 4 * i) : 0u;
         }
       }
+      if constexpr (SELFA)
+        ca = ca + SB == lend ? lbeg : ca + SB;
 #pragma unroll
       for (int j = 0; j < KP; j++)
         C2[j] = __byte_perm (cw[j >> 1], 0u, (j & 1) ? 0x4342 : 0x4140);
@@ -1095,8 +1180,9 @@ agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     pmin = group_min_u < G > (mm);
 
     if constexpr (SELF) {
+      uint8_t *g = gout;
+      gout += pstep;
       if (active) {
-        uint8_t *g = out + pix * Ds + d0;
         uint32_t ow[K / 4];
 #pragma unroll
         for (int m = 0; m < K / 4; m++)
