@@ -16,6 +16,12 @@
 #define KL(x) do { int e_ = (x); if (e_) { \
   printf ("launcher error %s at %s:%d\n", ci_cuda_error_string (e_), __FILE__, __LINE__); exit (1); } } while (0)
 
+/* One timed run of the statements (on stream st, between events e0 and
+ * e1); its milliseconds go to dst[r] unless r < 0 (a warm-up run). */
+#define TIMED(dst, r, ...) do { CK (cudaEventRecord (e0, st)); __VA_ARGS__; \
+  CK (cudaEventRecord (e1, st)); CK (cudaEventSynchronize (e1)); \
+  if ((r) >= 0) CK (cudaEventElapsedTime (&(dst)[r], e0, e1)); } while (0)
+
 typedef struct
 {
   int w, h, D, paths;
@@ -39,6 +45,14 @@ cmp_float (const void *a, const void *b)
 {
   float x = *(const float *) a, y = *(const float *) b;
   return x < y ? -1 : x > y;
+}
+
+/* sorts t[0..n) and returns its median */
+static float
+median (float *t, int n)
+{
+  qsort (t, n, sizeof (float), cmp_float);
+  return t[n / 2];
 }
 
 static uint64_t
@@ -105,13 +119,9 @@ main (int argc, char **argv)
     float *t = malloc (sizeof (float) * runs), *ta = malloc (sizeof (float) * runs);
     for (int r = -3; r < runs; r++) {
       const uint8_t *L = d + img * 2 * ((r + 3) % npairs), *R = L + img;
-      CK (cudaEventRecord (e0, st));
-      KL (sgm_cuda_compute (ctx, &p, L, k->w, R, k->w, l, out,
-              (size_t) k->w * 2, st));
-      CK (cudaEventRecord (e1, st));
-      CK (cudaEventSynchronize (e1));
-      if (r >= 0)
-        CK (cudaEventElapsedTime (&t[r], e0, e1));
+      TIMED (t, r,
+        KL (sgm_cuda_compute (ctx, &p, L, k->w, R, k->w, l, out,
+                (size_t) k->w * 2, st)));
     }
     /* aggregation alone (census of the last pair is reused) */
     uint64_t *cl, *cr;
@@ -125,13 +135,9 @@ main (int argc, char **argv)
             cl, cr, st));
     KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
     for (int r = -1; r < runs; r++) {
-      CK (cudaEventRecord (e0, st));
-      for (int dir = 0; dir < p.paths; dir++)
-        KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, dir > 0, st));
-      CK (cudaEventRecord (e1, st));
-      CK (cudaEventSynchronize (e1));
-      if (r >= 0)
-        CK (cudaEventElapsedTime (&ta[r], e0, e1));
+      TIMED (ta, r,
+        for (int dir = 0; dir < p.paths; dir++)
+          KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, dir > 0, st)));
     }
     /* the pipeline's u8 form: paths 1.. as uint8 volumes, then path 0
      * fused with the WTA (what sgm_cuda_compute runs when p2 allows) */
@@ -154,38 +160,29 @@ main (int argc, char **argv)
         tc[r < 0 ? 0 : r] = 0;
         continue;
       }
-      CK (cudaEventRecord (e0, st));
-      for (int dir = 1; dir < p.paths; dir++)
-        KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir, vols + dir * vstride,
-                st));
-      KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd, wi,
-              wk, st));
-      CK (cudaEventRecord (e1, st));
-      CK (cudaEventSynchronize (e1));
-      if (r >= 0)
-        CK (cudaEventElapsedTime (&tc[r], e0, e1));
+      TIMED (tc, r,
+        for (int dir = 1; dir < p.paths; dir++)
+          KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir, vols + dir * vstride,
+                  st));
+        KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd, wi,
+                wk, st)));
     }
     if (u8 && c == 1) {
       for (int dir = 0; dir < 8; dir++) {
         float td[64];
         int nr = runs < 64 ? runs : 64;
         for (int r = -1; r < nr; r++) {
-          CK (cudaEventRecord (e0, st));
-          if (dir == 0)
-            KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd,
-                    wi, wk, st));
-          else
-            KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir,
-                    vols + dir * vstride, st));
-          CK (cudaEventRecord (e1, st));
-          CK (cudaEventSynchronize (e1));
-          if (r >= 0)
-            CK (cudaEventElapsedTime (&td[r], e0, e1));
+          TIMED (td, r,
+            if (dir == 0)
+              KL (sgm_cuda_aggregate_final (vols, p.paths - 1, vstride, &p, wd,
+                      wi, wk, st));
+            else
+              KL (sgm_cuda_aggregate_path_u8 (vols, &p, dir,
+                      vols + dir * vstride, st)));
         }
-        qsort (td, nr, sizeof (float), cmp_float);
         printf ("  u8 direction %d (%+d,%+d)%s: %.3f ms\n", dir,
             sgm_dir_dx (dir), sgm_dir_dy (dir),
-            dir == 0 ? " + 7 volumes + WTA" : "", td[nr / 2]);
+            dir == 0 ? " + 7 volumes + WTA" : "", median (td, nr));
       }
     }
     /* CI_SGM_BENCH_STAGES: the default layout's passes one after another
@@ -199,43 +196,29 @@ main (int argc, char **argv)
       float tp[64], tq[64];
       const int nr = runs < 64 ? runs : 64;
       for (int r = -1; r < nr; r++) {
-        CK (cudaEventRecord (e0, st));
-        for (int dir = 0; dir < p.paths; dir++)
-          KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
-                  sv + (dir + 1) * vstride, st));
-        CK (cudaEventRecord (e1, st));
-        CK (cudaEventSynchronize (e1));
-        if (r >= 0)
-          CK (cudaEventElapsedTime (&tp[r], e0, e1));
-        CK (cudaEventRecord (e0, st));
-        KL (sgm_cuda_wta_u8 (sv + vstride, p.paths, vstride, &p, wd, wi, wk,
-                st));
-        CK (cudaEventRecord (e1, st));
-        CK (cudaEventSynchronize (e1));
-        if (r >= 0)
-          CK (cudaEventElapsedTime (&tq[r], e0, e1));
+        TIMED (tp, r,
+          for (int dir = 0; dir < p.paths; dir++)
+            KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
+                    sv + (dir + 1) * vstride, st)));
+        TIMED (tq, r,
+          KL (sgm_cuda_wta_u8 (sv + vstride, p.paths, vstride, &p, wd, wi, wk,
+                  st)));
       }
-      qsort (tp, nr, sizeof (float), cmp_float);
-      qsort (tq, nr, sizeof (float), cmp_float);
       printf ("  directions alone %dx%d D=%d:", k->w, k->h, k->D);
       for (int dir = 0; dir < p.paths; dir++) {
         float td[64];
         for (int r = -1; r < nr; r++) {
-          CK (cudaEventRecord (e0, st));
-          KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
-                  sv + (dir + 1) * vstride, st));
-          CK (cudaEventRecord (e1, st));
-          CK (cudaEventSynchronize (e1));
-          if (r >= 0)
-            CK (cudaEventElapsedTime (&td[r], e0, e1));
+          TIMED (td, r,
+            KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
+                    sv + (dir + 1) * vstride, st)));
         }
-        qsort (td, nr, sizeof (float), cmp_float);
         printf (" (%+d,%+d) %.3f", sgm_dir_dx (dir), sgm_dir_dy (dir),
-            td[nr / 2]);
+            median (td, nr));
       }
       printf (" ms\n");
       printf ("  stages %dx%d D=%d: %d u8 passes one after another %.3f ms, "
-          "WTA %.3f ms\n", k->w, k->h, k->D, p.paths, tp[nr / 2], tq[nr / 2]);
+          "WTA %.3f ms\n", k->w, k->h, k->D, p.paths, median (tp, nr),
+          median (tq, nr));
       CK (cudaFree (sv));
     }
     if (vols)
@@ -243,8 +226,7 @@ main (int argc, char **argv)
     CK (cudaFree (wd));
     CK (cudaFree (wi));
     CK (cudaFree (wk));
-    qsort (tc, runs, sizeof (float), cmp_float);
-    agg1[c] = tc[runs / 2];
+    agg1[c] = median (tc, runs);
     free (tc);
     if (c == 1) {
       /* each direction alone (accumulating), to see where the time goes */
@@ -252,38 +234,26 @@ main (int argc, char **argv)
         float td[64];
         int nr = runs < 64 ? runs : 64;
         for (int r = -1; r < nr; r++) {
-          CK (cudaEventRecord (e0, st));
-          KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, 1, st));
-          CK (cudaEventRecord (e1, st));
-          CK (cudaEventSynchronize (e1));
-          if (r >= 0)
-            CK (cudaEventElapsedTime (&td[r], e0, e1));
+          TIMED (td, r,
+            KL (sgm_cuda_aggregate_path (cost, &p, dir, sum, 1, st)));
         }
-        qsort (td, nr, sizeof (float), cmp_float);
         printf ("  direction %d (%+d,%+d): %.3f ms\n", dir, sgm_dir_dx (dir),
-            sgm_dir_dy (dir), td[nr / 2]);
+            sgm_dir_dy (dir), median (td, nr));
       }
       float tw[64];
       int nr = runs < 64 ? runs : 64;
       for (int r = -1; r < nr; r++) {
-        CK (cudaEventRecord (e0, st));
-        KL (sgm_cuda_census (d, k->w, d + img, k->w, l, k->w, k->h,
-                p.census, cl, cr, st));
-        KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
-        CK (cudaEventRecord (e1, st));
-        CK (cudaEventSynchronize (e1));
-        if (r >= 0)
-          CK (cudaEventElapsedTime (&tw[r], e0, e1));
+        TIMED (tw, r,
+          KL (sgm_cuda_census (d, k->w, d + img, k->w, l, k->w, k->h,
+                  p.census, cl, cr, st));
+          KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st)));
       }
-      qsort (tw, nr, sizeof (float), cmp_float);
-      printf ("  census x2 + cost volume: %.3f ms\n", tw[nr / 2]);
+      printf ("  census x2 + cost volume: %.3f ms\n", median (tw, nr));
     }
     CK (cudaGetLastError ());
-    qsort (t, runs, sizeof (float), cmp_float);
-    qsort (ta, runs, sizeof (float), cmp_float);
-    med[c] = t[runs / 2];
-    mn[c] = t[0];
-    agg[c] = ta[runs / 2];
+    med[c] = median (t, runs);
+    mn[c] = t[0];               /* median () sorted t */
+    agg[c] = median (ta, runs);
     mem[c] = sgm_cuda_bytes (ctx);
     printf ("%dx%d D=%d paths=%d: median %.3f ms (min %.3f), aggregation %.3f ms, %d pairs\n",
         k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c], npairs);

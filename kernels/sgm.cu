@@ -349,13 +349,8 @@ cp_async_p (uint32_t saddr, const void *gmem, bool on)
       " @p cp.async.ca.shared.global [%0], [%1], %2;\n}\n"::"r" (saddr),
       "l" (gmem), "n" (N), "r" ((uint32_t) on));
 #else
-  if (on) {
-    void *smem = __cvta_shared_to_generic (saddr);
-    if constexpr (N == 8)
-      *(uint2 *) smem = *(const uint2 *) gmem;
-    else
-      *(uint32_t *) smem = *(const uint32_t *) gmem;
-  }
+  if (on)
+    cp_async < N > (__cvta_shared_to_generic (saddr), gmem);
 #endif
 }
 
@@ -1531,6 +1526,28 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
 #define SGM_FOLD_MAX 4
 #endif
 
+/* S of the 4 disparities at pv over NV volumes vstride apart, as byte
+ * pairs summed in 16-bit halves (at most 8 x 255): lo = (d, d + 2), hi =
+ * (d + 1, d + 3); 0 when !on. All loads are in flight before the first
+ * add. */
+template < int NV > __device__ __forceinline__ void
+sum_quad (const uint8_t * pv, size_t vstride, bool on, uint32_t & lo,
+    uint32_t & hi)
+{
+  uint32_t w[NV];
+#pragma unroll
+  for (int i = 0; i < NV; i++) {
+    w[i] = on ? __ldg ((const uint32_t *) pv) : 0u;
+    pv += vstride;
+  }
+  lo = hi = 0;
+#pragma unroll
+  for (int i = 0; i < NV; i++) {
+    lo += w[i] & 0x00ff00ffu;
+    hi += (w[i] >> 8) & 0x00ff00ffu;
+  }
+}
+
 /* TAIL: D <= 128 KQ + 16; the (at most 4) quads after the KQ groups are
  * read for the warp's 8 pixels at once (lane = 4 x pixel + quad) instead
  * of by a group of 32 lanes per pixel: H200, 1080p, D = 270: WTA 2.01 ->
@@ -1563,18 +1580,9 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
   if (TAIL && xw + tk < a.W) {
     const int x = xw + tk;
     if (td0 < a.Ds) {
-      const uint8_t *pv = vols + ((size_t) y * a.W + x) * a.Ds + td0;
-      uint32_t w[8], lo = 0, hi = 0;
-#pragma unroll
-      for (int i = 0; i < NV; i++) {
-        w[i] = __ldg ((const uint32_t *) pv);
-        pv += a.vstride;
-      }
-#pragma unroll
-      for (int i = 0; i < NV; i++) {
-        lo += w[i] & 0x00ff00ffu;
-        hi += (w[i] >> 8) & 0x00ff00ffu;
-      }
+      uint32_t lo, hi;
+      sum_quad < NV > (vols + ((size_t) y * a.W + x) * a.Ds + td0,
+          a.vstride, true, lo, hi);
       tv[0] = lo & 0xffffu;
       tv[1] = hi & 0xffffu;
       tv[2] = lo >> 16;
@@ -1628,19 +1636,8 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
 #pragma unroll
     for (int g = 0; g < KQ; g++) {
       const int d0 = 4 * (g * 32 + lane);
-      /* all loads in flight before the first add (Ds is a multiple of 8) */
-      uint32_t w[8], lo = 0, hi = 0;
-      const uint8_t *pv = q + d0;
-#pragma unroll
-      for (int i = 0; i < NV; i++) {
-        w[i] = d0 < a.Ds ? __ldg ((const uint32_t *) pv) : 0u;
-        pv += a.vstride;
-      }
-#pragma unroll
-      for (int i = 0; i < NV; i++) {
-        lo += w[i] & 0x00ff00ffu;
-        hi += (w[i] >> 8) & 0x00ff00ffu;
-      }
+      uint32_t lo, hi;          /* Ds is a multiple of 8 */
+      sum_quad < NV > (q + d0, a.vstride, d0 < a.Ds, lo, hi);
       if (PACK) {
         lo |= plo[g];
         hi |= phi[g];

@@ -233,12 +233,19 @@ template <> struct TmRaw <4>
   uint32_t y0, y1, u0, u1, v0, v1;
 };
 
+/* plane pl's T at byte o of row y, and at the same byte of row y + 1 */
+template < typename T > static __device__ __forceinline__ void
+row_pair (const CiTmInPlanes & in, int pl, int y, size_t o, T & t0, T & t1)
+{
+  const uint8_t *p = in.data[pl] + (size_t) y * in.stride[pl] + o;
+  t0 = __ldg ((const T *) p);
+  t1 = __ldg ((const T *) (p + in.stride[pl]));
+}
+
 static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
 {
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  r.a0 = __ldg ((const unsigned int *) r0);
-  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  row_pair (in, 0, y, 2 * x, r.a0, r.a1);
   r.c = __ldg ((const unsigned int *) (in.data[1] + (size_t) (y >> 1) *
           in.stride[1] + 2 * x));
 }
@@ -246,9 +253,7 @@ tm_raw_load (TmRaw < 0 > &r, const CiTmInPlanes & in, int x, int y)
 static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
 {
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  r.a0 = __ldg ((const unsigned int *) r0);
-  r.a1 = __ldg ((const unsigned int *) (r0 + in.stride[0]));
+  row_pair (in, 0, y, 2 * x, r.a0, r.a1);
   const size_t c = (size_t) (y >> 1) * in.stride[1] + x;
   const size_t c2 = (size_t) (y >> 1) * in.stride[2] + x;
   r.c = __ldg ((const unsigned short *) (in.data[1] + c)) |
@@ -258,31 +263,21 @@ tm_raw_load (TmRaw < 2 > &r, const CiTmInPlanes & in, int x, int y)
 static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 3 > &r, const CiTmInPlanes & in, int x, int y)
 {
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 4 * x;
-  r.p0 = __ldg ((const uint2 *) r0);
-  r.p1 = __ldg ((const uint2 *) (r0 + in.stride[0]));
+  row_pair (in, 0, y, 4 * x, r.p0, r.p1);
 }
 
 static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 4 > &r, const CiTmInPlanes & in, int x, int y)
 {
-  const uint8_t *py = in.data[0] + (size_t) y * in.stride[0] + 2 * x;
-  const uint8_t *pu = in.data[1] + (size_t) y * in.stride[1] + 2 * x;
-  const uint8_t *pv = in.data[2] + (size_t) y * in.stride[2] + 2 * x;
-  r.y0 = __ldg ((const unsigned int *) py);
-  r.y1 = __ldg ((const unsigned int *) (py + in.stride[0]));
-  r.u0 = __ldg ((const unsigned int *) pu);
-  r.u1 = __ldg ((const unsigned int *) (pu + in.stride[1]));
-  r.v0 = __ldg ((const unsigned int *) pv);
-  r.v1 = __ldg ((const unsigned int *) (pv + in.stride[2]));
+  row_pair (in, 0, y, 2 * x, r.y0, r.y1);
+  row_pair (in, 1, y, 2 * x, r.u0, r.u1);
+  row_pair (in, 2, y, 2 * x, r.v0, r.v1);
 }
 
 static __device__ __forceinline__ void
 tm_raw_load (TmRaw < 1 > &r, const CiTmInPlanes & in, int x, int y)
 {
-  const uint8_t *r0 = in.data[0] + (size_t) y * in.stride[0] + 8 * x;
-  r.q0 = __ldg ((const uint4 *) r0);
-  r.q1 = __ldg ((const uint4 *) (r0 + in.stride[0]));
+  row_pair (in, 0, y, 8 * x, r.q0, r.q1);
 }
 
 /* Decode (as ci_tm_load_quad): non-linear R'G'B' and alpha.  4:2:0
