@@ -898,11 +898,10 @@ expand2 (const uint8_t * p)
 
 /* vols: volume 0 is the cost volume, volumes 1..nvol the other paths
  * (FINAL); out: this path's volume (not FINAL). */
-template < int KP, bool FINAL, int G >
-__global__ void __launch_bounds__ (Agg3Cfg < KP, FINAL, G >::WARPS * 32)
-agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
+template < int KP, bool FINAL, int G > __device__ __forceinline__ void
+agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
-    uint32_t * __restrict__ right_key, Agg3Args a3)
+    uint32_t * __restrict__ right_key, const Agg3Args & a3)
 {
   static_assert (!FINAL || G == 32, "the last pass has one line per warp");
   constexpr int K = 2 * KP, R = Agg3Cfg < KP, FINAL, G >::R;
@@ -1237,6 +1236,43 @@ agg3_smem (const Agg3Args & a3)
       (size_t) NW * a3.g.W * 4 : 0);
 }
 
+/* Blocks per SM promised to the compiler for a pass (__launch_bounds__'
+ * second argument; 0: none), as for the WTA (wta8_minb). H200, against
+ * none, 8 passes one after another: 4, 6 or 8 took D = 32 1.45 -> 1.37
+ * ms (pipeline 1.36 -> 1.34), D = 64 1.62 -> 1.57, D = 270 3.98 -> 3.90,
+ * 1080p D = 256 and 4K 1 % less, D = 128 1.97 -> 2.01; but the pipelines
+ * (paths at once) only moved at D = 32, so only D <= 32 has one. The
+ * macros are for measuring. */
+#ifndef SGM_AGG3_MB_D32
+#define SGM_AGG3_MB_D32 4
+#endif
+#ifndef SGM_AGG3_MB
+#define SGM_AGG3_MB 0
+#endif
+template < int KP, bool FINAL, int G > constexpr int
+agg3_minb ()
+{
+  return FINAL ? 0 : G == 8 && KP == 2 ? SGM_AGG3_MB_D32 : SGM_AGG3_MB;
+}
+
+template < int KP, bool FINAL, int G >
+__global__ void __launch_bounds__ (Agg3Cfg < KP, FINAL, G >::WARPS * 32)
+agg3_kernel (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key, Agg3Args a3)
+{
+  agg3_body < KP, FINAL, G > (vols, out, disp, dint, right_key, a3);
+}
+
+template < int KP, bool FINAL, int G, int MB >
+__global__ void __launch_bounds__ (Agg3Cfg < KP, FINAL, G >::WARPS * 32, MB)
+agg3_kernel_mb (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key, Agg3Args a3)
+{
+  agg3_body < KP, FINAL, G > (vols, out, disp, dint, right_key, a3);
+}
+
 template < int KP, bool FINAL, int G = 32 > static int
 launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
     int16_t * dint, uint32_t * right_key, const Agg3Args & a3, cudaStream_t s)
@@ -1245,11 +1281,18 @@ launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
   constexpr int LPB = NW * (32 / G);    /* lines per block */
   const int blocks = (a3.g.nlines + LPB - 1) / LPB;
   const size_t smem = agg3_smem < KP, FINAL, G > (a3);
+  constexpr int MB = agg3_minb < KP, FINAL, G > ();
+  const auto kernel = [] {
+    if constexpr (MB > 0)
+      return agg3_kernel_mb < KP, FINAL, G, MB >;
+    else
+      return agg3_kernel < KP, FINAL, G >;
+  }();
   if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (agg3_kernel < KP, FINAL, G >,
+    CHECK (cudaFuncSetAttribute (kernel,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-  agg3_kernel < KP, FINAL, G > <<< blocks, NW * 32, smem, s >>> (vols, out,
-      disp, dint, right_key, a3);
+  kernel <<< blocks, NW * 32, smem, s >>> (vols, out, disp, dint, right_key,
+      a3);
   CHECK_LAUNCH ();
   return 0;
 }
@@ -1552,9 +1595,8 @@ sum_quad (const uint8_t * pv, size_t vstride, bool on, uint32_t & lo,
  * read for the warp's 8 pixels at once (lane = 4 x pixel + quad) instead
  * of by a group of 32 lanes per pixel: H200, 1080p, D = 270: WTA 2.01 ->
  * 1.57 ms, pipeline 5.81 -> 5.38 */
-template < int KQ, int NV, bool TAIL >
-__global__ void __launch_bounds__ (WTA_WARPS * 32)
-wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
+template < int KQ, int NV, bool TAIL > __device__ __forceinline__ void
+wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
 {
@@ -1780,6 +1822,69 @@ wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
   }
 }
 
+/* Blocks per SM promised to the compiler (__launch_bounds__' second
+ * argument; 0: none) by groups of 128 disparities and tail; it changes
+ * the code even where the register count stays the same. H200, WTA alone
+ * against none: 1080p D = 256 1.22 -> 1.10 ms (4K 4.84 -> 4.35), D = 270
+ * 1.56 -> 1.51, D = 512 2.50 -> 2.49; 5 for one group and 4 for its tail
+ * changed nothing, 4 for D <= 128 was slower (0.64 -> 0.69 ms at D = 128:
+ * 56 registers instead of 48, one block less per SM), as was 4 for the
+ * tail of D = 270 (1.61). The macros are for measuring. */
+#ifndef SGM_WTA_MB1
+#define SGM_WTA_MB1 0
+#endif
+#ifndef SGM_WTA_MB1T
+#define SGM_WTA_MB1T 0
+#endif
+#ifndef SGM_WTA_MB2
+#define SGM_WTA_MB2 4
+#endif
+#ifndef SGM_WTA_MB2T
+#define SGM_WTA_MB2T 3
+#endif
+#ifndef SGM_WTA_MB3
+#define SGM_WTA_MB3 2
+#endif
+template < int KQ, bool TAIL > constexpr int
+wta8_minb ()
+{
+  return KQ == 1 ? (TAIL ? SGM_WTA_MB1T : SGM_WTA_MB1) :
+      KQ == 2 ? (TAIL ? SGM_WTA_MB2T : SGM_WTA_MB2) :
+      KQ <= 4 ? SGM_WTA_MB3 : 0;
+}
+
+template < int KQ, int NV, bool TAIL >
+__global__ void __launch_bounds__ (WTA_WARPS * 32)
+wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key)
+{
+  wta8_body < KQ, NV, TAIL > (vols, a, disp, dint, right_key);
+}
+
+template < int KQ, int NV, bool TAIL, int MB >
+__global__ void __launch_bounds__ (WTA_WARPS * 32, MB)
+wta8_kernel_mb (const uint8_t * __restrict__ vols, WtaArgs a,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key)
+{
+  wta8_body < KQ, NV, TAIL > (vols, a, disp, dint, right_key);
+}
+
+template < int KQ, int NV, bool TAIL > static void
+wta8_go (dim3 g, size_t smem, cudaStream_t s, const uint8_t * vols,
+    const WtaArgs & a, int16_t * disp, int16_t * dint, uint32_t * right_key)
+{
+  constexpr int MB = wta8_minb < KQ, TAIL > ();
+  const auto kernel = [] {
+    if constexpr (MB > 0)
+      return wta8_kernel_mb < KQ, NV, TAIL, MB >;
+    else
+      return wta8_kernel < KQ, NV, TAIL >;
+  }();
+  kernel <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp, dint, right_key);
+}
+
 template < int KQ, bool TAIL = false > static int
 launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
     int16_t * dint, uint32_t * right_key, cudaStream_t s)
@@ -1787,11 +1892,9 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
   const dim3 g = wta_grid (a);
   const size_t smem = wta_smem (a);
   if (a.nvol == 4)
-    wta8_kernel < KQ, 4, TAIL > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a,
-        disp, dint, right_key);
+    wta8_go < KQ, 4, TAIL > (g, smem, s, vols, a, disp, dint, right_key);
   else
-    wta8_kernel < KQ, 8, TAIL > <<< g, WTA_WARPS * 32, smem, s >>> (vols, a,
-        disp, dint, right_key);
+    wta8_go < KQ, 8, TAIL > (g, smem, s, vols, a, disp, dint, right_key);
   CHECK_LAUNCH ();
   return 0;
 }
