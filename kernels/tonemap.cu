@@ -207,6 +207,32 @@ tm_class_of (int f)
   }
 }
 
+/* f (std::integral_constant < int, IC > ()) for the fast kernels' input
+ * class ic (0 .. TM_NIC - 1): one dispatch for every launch site and for
+ * the generic kernels' aligned-quad decode. */
+template < typename F > static __host__ __device__ __forceinline__ void
+tm_with_class (int ic, F f)
+{
+  static_assert (TM_NIC == 5, "one case per input class");
+  switch (ic) {
+    case 0:
+      f (std::integral_constant < int, 0 > ());
+      break;
+    case 1:
+      f (std::integral_constant < int, 1 > ());
+      break;
+    case 2:
+      f (std::integral_constant < int, 2 > ());
+      break;
+    case 3:
+      f (std::integral_constant < int, 3 > ());
+      break;
+    default:
+      f (std::integral_constant < int, 4 > ());
+      break;
+  }
+}
+
 /* Raw input of one full quad: IC 0 = P010/P016 (a0: luma row 0, a1: luma
  * row 1, c: CbCr), IC 1 = RGBA64/BGRA64 (two pixels per row), IC 2 =
  * I420_10 (as IC 0, c: Cb | Cr << 16 from their planes), IC 3 =
@@ -392,23 +418,9 @@ tm_load_quad_vec (const CiTmParams & p, const float *eotf,
     float *l, float *a)
 {
   float r[4], g[4], b[4];
-  switch (tm_class_of (p.in_format)) {
-    case 0:
-      tm_quad_decode < 0 > (p, in, x, y, r, g, b, a);
-      break;
-    case 1:
-      tm_quad_decode < 1 > (p, in, x, y, r, g, b, a);
-      break;
-    case 2:
-      tm_quad_decode < 2 > (p, in, x, y, r, g, b, a);
-      break;
-    case 3:
-      tm_quad_decode < 3 > (p, in, x, y, r, g, b, a);
-      break;
-    default:
-      tm_quad_decode < 4 > (p, in, x, y, r, g, b, a);
-      break;
-  }
+  tm_with_class (tm_class_of (p.in_format),[&](auto k) {
+        tm_quad_decode < decltype (k)::value > (p, in, x, y, r, g, b, a);
+      });
   for (int i = 0; i < 4; i++) {
     yl[i] = ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb[i]);
     l[i] = ci_tm_logl (yl[i], eotf);
@@ -1194,30 +1206,6 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
       (hist ? tm->bins * sizeof (uint32_t) : 0);
 }
 
-/* f (std::integral_constant < int, IC > ()) for the fast kernels' input
- * class ic (0 .. TM_NIC - 1): one dispatch for every launch site. */
-template < typename F > static void
-tm_with_class (int ic, F f)
-{
-  static_assert (TM_NIC == 5, "one case per input class");
-  switch (ic) {
-    case 0:
-      f (std::integral_constant < int, 0 > ());
-      break;
-    case 1:
-      f (std::integral_constant < int, 1 > ());
-      break;
-    case 2:
-      f (std::integral_constant < int, 2 > ());
-      break;
-    case 3:
-      f (std::integral_constant < int, 3 > ());
-      break;
-    default:
-      f (std::integral_constant < int, 4 > ());
-      break;
-  }
-}
 
 static int
 tm_input_class (const CiTmCuda * tm)
