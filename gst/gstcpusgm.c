@@ -144,6 +144,7 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_CENSUS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SGM_PATHS, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cpu_sgm_debug, "cpusgm", 0,
       "CPU Semi-Global Matching stereo");
 }

@@ -170,6 +170,7 @@ gst_cuda_sgm_class_init (GstCudaSgmClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_CENSUS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SGM_PATHS, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sgm_debug, "cudasgm", 0,
       "CUDA Semi-Global Matching stereo");
 }

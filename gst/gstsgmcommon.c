@@ -78,6 +78,25 @@ gst_sgm_census_get_type (void)
   return type;
 }
 
+/* An enum rather than an int range, so that 5..7 are refused when the
+ * property is parsed; the values are the path counts themselves, so
+ * g_object_set (sgm, "paths", 4, NULL) and "paths=4" both work. */
+GType
+gst_sgm_paths_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {4, "4 paths: horizontal and vertical", "4"},
+    {8, "8 paths: horizontal, vertical and diagonal", "8"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSgmPaths", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 void
 gst_sgm_settings_init (GstSgmSettings * s)
 {
@@ -117,9 +136,9 @@ gst_sgm_install_properties (GObjectClass * klass, guint first_id)
       g_param_spec_int ("p2", "P2", "Penalty for larger disparity changes "
           "(used as max (p1, p2))", 0, SGM_MAX_P, DEFAULT_P2, live));
   g_object_class_install_property (klass, first_id + P_PATHS,
-      g_param_spec_int ("paths", "Paths", "Aggregation directions: 4 "
-          "(horizontal and vertical) or 8 (plus diagonals)", 4, 8,
-          DEFAULT_PATHS, live));
+      g_param_spec_enum ("paths", "Paths", "Aggregation directions: 4 "
+          "(horizontal and vertical) or 8 (plus diagonals)",
+          GST_TYPE_SGM_PATHS, DEFAULT_PATHS, live));
   g_object_class_install_property (klass, first_id + P_CENSUS,
       g_param_spec_enum ("census", "Census", "Census transform window",
           GST_TYPE_SGM_CENSUS, DEFAULT_CENSUS, live));
@@ -167,8 +186,7 @@ gst_sgm_set_property (GObject * obj, GstSgmSettings * s, guint first_id,
       s->p2 = g_value_get_int (value);
       break;
     case P_PATHS:
-      /* only 4 and 8 exist; round anything else to the nearer */
-      s->paths = g_value_get_int (value) < 6 ? 4 : 8;
+      s->paths = g_value_get_enum (value);
       break;
     case P_CENSUS:
       s->census = g_value_get_enum (value);
@@ -214,7 +232,7 @@ gst_sgm_get_property (GObject * obj, GstSgmSettings * s, guint first_id,
       g_value_set_int (value, s->p2);
       break;
     case P_PATHS:
-      g_value_set_int (value, s->paths);
+      g_value_set_enum (value, s->paths);
       break;
     case P_CENSUS:
       g_value_set_enum (value, s->census);

@@ -27,6 +27,8 @@ typedef enum
 GType gst_sgm_layout_get_type (void);
 #define GST_TYPE_SGM_CENSUS (gst_sgm_census_get_type ())
 GType gst_sgm_census_get_type (void);
+#define GST_TYPE_SGM_PATHS (gst_sgm_paths_get_type ())
+GType gst_sgm_paths_get_type (void);
 
 /* Property storage; read and written under the object lock. */
 typedef struct

@@ -261,6 +261,15 @@ GST_START_TEST (test_properties)
   fail_unless (nd == 1024 && mind == -7 && p1 == 3 && p2 == 200 && paths == 4
       && lr == 0 && census == SGM_CENSUS_SYM_9X7 && uniq == 0.5 && !sub
       && !med && layout == 1);
+  /* only 4 and 8 paths exist: the enum has no other value to parse */
+  gst_util_set_object_arg (G_OBJECT (e), "paths", "8");
+  g_object_get (e, "paths", &paths, NULL);
+  fail_unless_equals_int (paths, 8);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "paths");
+  GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+  for (gint v = 0; v <= 16; v++)
+    fail_unless ((g_enum_get_value (ec, v) != NULL) == (v == 4 || v == 8));
   gst_object_unref (e);
 }
 GST_END_TEST;
