@@ -60,16 +60,30 @@ compare_out (GstBuffer * got, const GstVideoInfo * oinfo, TmFrame * ref)
   return worst;
 }
 
+/* TRUE: run the element between cudaupload and cudadownload, so that it
+ * takes and gives memory:CUDAMemory */
+static gboolean use_cuda_memory = FALSE;
+
 static void
 run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
     CiTmOutFormat to, CiTmOperator op, const gchar * extra_caps)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
+  GstHarness *h;
+  GstElement *tm;
+  if (use_cuda_memory) {
+    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=tm ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload");
+    tm = gst_bin_get_by_name (GST_BIN (h->element), "tm");
+  } else {
+    h = gst_harness_new (FACTORY);
+    tm = gst_object_ref (h->element);
+  }
   gchar *ic = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1,colorimetry=bt2100-pq%s", ifmt, W, H,
       extra_caps ? extra_caps : "");
   gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
-  g_object_set (h->element, "operator", op, "smoothing", 4, NULL);
+  g_object_set (tm, "operator", op, "smoothing", 4, NULL);
+  gst_object_unref (tm);
   gst_harness_set_src_caps_str (h, ic);
   gst_harness_set_sink_caps_str (h, oc);
 

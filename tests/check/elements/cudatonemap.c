@@ -1,10 +1,37 @@
 /* GstHarness tests of cudatonemap (system memory in and out, staged by the
- * base class): output within one code value of the C reference.  Skipped
+ * base class, and memory:CUDAMemory through cudaupload / cudadownload):
+ * output within one code value of the C reference.  Skipped
  * without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudatonemap"
 #define TOLERANCE 1
 #include "tonemap-checks.h"
+
+/* memory:CUDAMemory in and out (as after nvh265dec): formats that 1.22's
+ * cudaupload / cudadownload carry (no RGBA64 there) */
+GST_START_TEST (test_cuda_memory)
+{
+  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
+  if (!up) {
+    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+    return;
+  }
+  gst_object_unref (up);
+  use_cuda_memory = TRUE;
+  run_case ("P010_10LE", CI_TM_IN_P010, "NV12", CI_TM_OUT_NV12,
+      CI_TM_OP_HISTOGRAM, NULL);
+  run_case ("P010_10LE", CI_TM_IN_P010, "BGRx", CI_TM_OUT_BGRX,
+      CI_TM_OP_BT2390, ",content-light-level=(string)1000:400");
+  run_case ("I420_10LE", CI_TM_IN_I420_10, "RGBA", CI_TM_OUT_RGBA,
+      CI_TM_OP_HABLE, NULL);
+  run_case ("BGR10A2_LE", CI_TM_IN_BGR10A2, "I420", CI_TM_OUT_I420,
+      CI_TM_OP_REINHARD, NULL);
+  run_case ("Y444_16LE", CI_TM_IN_Y444_16, "BGRA", CI_TM_OUT_BGRA,
+      CI_TM_OP_HISTOGRAM, NULL);
+  use_cuda_memory = FALSE;
+}
+
+GST_END_TEST;
 
 static Suite *
 cudatonemap_suite (void)
@@ -13,6 +40,7 @@ cudatonemap_suite (void)
   TCase *tc = tcase_create ("general");
   tcase_set_timeout (tc, 120);
   add_common_cases (tc);
+  tcase_add_test (tc, test_cuda_memory);
   suite_add_tcase (s, tc);
   return s;
 }
