@@ -22,11 +22,12 @@
 /* Synthetic HDR10 scene as a GstBuffer of @fmt (and the same frame as a
  * TmFrame for the reference). */
 static GstBuffer *
-scene_buffer (const gchar * fmt, CiTmInFormat tf, guint64 seed, TmFrame ** out)
+scene_buffer_sized (const gchar * fmt, CiTmInFormat tf, gint w, gint h,
+    guint64 seed, TmFrame ** out)
 {
   GstVideoInfo info;
-  gst_video_info_set_format (&info, gst_video_format_from_string (fmt), W, H);
-  TmFrame *f = tm_frame_new_in (tf, W, H, 0);
+  gst_video_info_set_format (&info, gst_video_format_from_string (fmt), w, h);
+  TmFrame *f = tm_frame_new_in (tf, w, h, 0);
   tm_fill_scene (f, 0, 0.02, seed);
   GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
   GstVideoFrame vf;
@@ -39,6 +40,12 @@ scene_buffer (const gchar * fmt, CiTmInFormat tf, guint64 seed, TmFrame ** out)
   gst_video_frame_unmap (&vf);
   *out = f;
   return buf;
+}
+
+static GstBuffer *
+scene_buffer (const gchar * fmt, CiTmInFormat tf, guint64 seed, TmFrame ** out)
+{
+  return scene_buffer_sized (fmt, tf, W, H, seed, out);
 }
 
 /* Max difference between the element's output and the reference's. */
@@ -225,6 +232,65 @@ GST_START_TEST (test_runtime_change)
 
 GST_END_TEST;
 
+/* bins changed while playing, then a new frame size: each starts the
+ * statistics afresh, so each run of frames must equal a new reference */
+GST_START_TEST (test_live_changes)
+{
+  static const struct
+  {
+    gint w, h;
+    guint bins;
+  } steps[] = { {96, 54, 1024}, {96, 54, 256}, {50, 31, 256}, {97, 55, 4096} };
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 4, NULL);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
+    const gint w = steps[i].w, hh = steps[i].h;
+    g_object_set (h->element, "bins", steps[i].bins, NULL);
+    gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+        "height=%d,framerate=30/1,colorimetry=bt2100-pq", w, hh);
+    gst_harness_set_src_caps_str (h, ic);
+    g_free (ic);
+    CiTmConfig cfg;
+    ci_tm_config_defaults (&cfg);
+    cfg.in_format = CI_TM_IN_P010;
+    cfg.out_format = CI_TM_OUT_BGRX;
+    cfg.width = w;
+    cfg.height = hh;
+    cfg.smoothing = 4;
+    cfg.bins = steps[i].bins;
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, w, hh, 0);
+    for (int fr = 0; fr < 3; fr++) {
+      TmFrame *rin;
+      GstBuffer *in = scene_buffer_sized ("P010_10LE", CI_TM_IN_P010, w, hh,
+          100 * i + fr, &rin);
+      GstBuffer *out = gst_harness_push_and_pull (h, in);
+      fail_unless (out != NULL);
+      GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+      GstVideoInfo oinfo;
+      fail_unless (gst_video_info_from_caps (&oinfo, caps));
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oinfo), w);
+      CiTmInPlanes ip;
+      CiTmOutPlanes op_;
+      tm_frame_in_planes (rin, &ip);
+      tm_frame_out_planes (rout, &op_);
+      ci_tonemap_process (ref, &ip, &op_);
+      int d = compare_out (out, &oinfo, rout);
+      fail_unless (d <= TOLERANCE, "step %u (%dx%d, %u bins) frame %d: max "
+          "diff %d", i, w, hh, steps[i].bins, fr, d);
+      gst_caps_unref (caps);
+      gst_buffer_unref (out);
+      tm_frame_free (rin);
+    }
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -233,4 +299,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_operators);
   tcase_add_test (tc, test_hdr10_metadata);
   tcase_add_test (tc, test_runtime_change);
+  tcase_add_test (tc, test_live_changes);
 }

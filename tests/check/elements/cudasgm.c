@@ -20,6 +20,7 @@ GST_START_TEST (test_cuda_memory)
       SGM_CENSUS_SYM_9X7);
   check_one ("I420", "RGBA", TRUE, FALSE, 61, 37, 23, 0, 1, 8,
       SGM_CENSUS_9X7);
+  check_live_changes ();
   use_cuda_memory = FALSE;
 }
 GST_END_TEST;

@@ -77,33 +77,49 @@ static gboolean use_cuda_memory = FALSE;
  * single-plane formats only */
 static gint extra_stride = 0;
 
-/* Push one frame, compare the output with the reference, row by row. */
-static void
-check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
-    gboolean by_caps, gint vw, gint vh, gint nd, gint mind, gint lr,
-    gint paths, gint census)
+/* Element settings a frame is checked against. */
+typedef struct
 {
+  gint nd, mind, lr, paths, census;
+} Knobs;
+
+static void
+apply_knobs (GstElement * sgm, const Knobs * k)
+{
+  g_object_set (sgm, "num-disparities", k->nd, "min-disparity", k->mind,
+      "lr-max-diff", k->lr, "paths", k->paths, "census", k->census, NULL);
+}
+
+/* A harness for FACTORY (between cudaupload and cudadownload when
+ * use_cuda_memory); *sgm: the element itself, a new reference. */
+static GstHarness *
+new_harness (GstElement ** sgm)
+{
+  GstHarness *h;
+  if (use_cuda_memory) {
+    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=sgm ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload");
+    *sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
+  } else {
+    h = gst_harness_new (FACTORY);
+    *sgm = gst_object_ref (h->element);
+  }
+  return h;
+}
+
+/* Set caps for @vw x @vh views (a no-op when they are unchanged), push one
+ * frame, compare the output with the reference for @k, row by row. */
+static void
+push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
+    gboolean top_bottom, gboolean by_caps, gint vw, gint vh, const Knobs * k)
+{
+  const gint nd = k->nd, mind = k->mind;
   gint fw = top_bottom ? vw : 2 * vw, fh = top_bottom ? 2 * vh : vh;
   gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1%s", infmt, fw, fh, by_caps ? (top_bottom ?
           ",multiview-mode=top-bottom" : ",multiview-mode=side-by-side") : "");
   gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=30/1", outfmt, vw, vh);
-  GstHarness *h;
-  GstElement *sgm;
-  if (use_cuda_memory) {
-    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=sgm ! "
-        "video/x-raw(memory:CUDAMemory) ! cudadownload");
-    sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
-  } else {
-    h = gst_harness_new (FACTORY);
-    sgm = gst_object_ref (h->element);
-  }
-  g_object_set (sgm, "num-disparities", nd, "min-disparity", mind,
-      "lr-max-diff", lr, "paths", paths, "census", census, NULL);
-  if (!by_caps && top_bottom)
-    gst_util_set_object_arg (G_OBJECT (sgm), "layout", "top-bottom");
-  gst_object_unref (sgm);
   gst_harness_set_src_caps_str (h, in_caps);
   gst_harness_set_sink_caps_str (h, out_caps);
 
@@ -140,9 +156,9 @@ check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
   sgm_params_init (&p, vw, vh);
   p.num_disp = nd;
   p.min_disp = mind;
-  p.lr_max_diff = lr;
-  p.paths = paths;
-  p.census = census;
+  p.lr_max_diff = k->lr;
+  p.paths = k->paths;
+  p.census = k->census;
   const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
   gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
   SgmLuma l = luma_for (infmt);
@@ -165,9 +181,9 @@ check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
   fail_unless (valid > vw * vh / 4, "only %ld valid pixels", valid);
   for (gint y = 0; y < vh; y++)
     fail_unless (memcmp (ref + y * ostride, got + y * ostride, row) == 0,
-        "%s -> %s %s%s %dx%d D=%d min=%d: row %d differs", infmt, outfmt,
-        top_bottom ? "top-bottom" : "side-by-side", by_caps ? " (caps)" : "",
-        vw, vh, nd, mind, y);
+        "%s -> %s %s%s %dx%d D=%d min=%d paths=%d: row %d differs", infmt,
+        outfmt, top_bottom ? "top-bottom" : "side-by-side",
+        by_caps ? " (caps)" : "", vw, vh, nd, mind, k->paths, y);
   g_free (ref);
   g_free (disp);
   gst_video_frame_unmap (&fi);
@@ -178,8 +194,59 @@ check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
   gst_caps_unref (oc);
   g_free (in_caps);
   g_free (out_caps);
+}
+
+/* One harness, one frame. */
+static void
+check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
+    gboolean by_caps, gint vw, gint vh, gint nd, gint mind, gint lr,
+    gint paths, gint census)
+{
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  const Knobs k = { nd, mind, lr, paths, census };
+  apply_knobs (sgm, &k);
+  if (!by_caps && top_bottom)
+    gst_util_set_object_arg (G_OBJECT (sgm), "layout", "top-bottom");
+  gst_object_unref (sgm);
+  push_and_compare (h, infmt, outfmt, top_bottom, by_caps, vw, vh, &k);
   gst_harness_teardown (h);
 }
+
+/* Properties changed while playing and a new frame size mid-stream: each
+ * frame must equal the reference for the settings and size it was pushed
+ * with (the CUDA element re-plans and re-allocates its scratch). */
+static void
+check_live_changes (void)
+{
+  static const struct
+  {
+    gint vw, vh;
+    Knobs k;
+  } steps[] = {
+    {61, 37, {23, 0, 1, 8, SGM_CENSUS_9X7}},
+    {61, 37, {129, 0, 1, 8, SGM_CENSUS_9X7}},   /* D up: larger volumes */
+    {61, 37, {16, -2, -1, 4, SGM_CENSUS_SYM_9X7}},
+    {93, 21, {16, -2, -1, 4, SGM_CENSUS_SYM_9X7}},      /* new caps */
+    {93, 21, {270, 1, 0, 8, SGM_CENSUS_9X7}},
+    {40, 50, {7, 0, 2, 8, SGM_CENSUS_9X7}},
+  };
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
+    apply_knobs (sgm, &steps[i].k);
+    push_and_compare (h, "NV12", "RGBA", FALSE, FALSE, steps[i].vw,
+        steps[i].vh, &steps[i].k);
+  }
+  gst_object_unref (sgm);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_live_changes)
+{
+  check_live_changes ();
+}
+GST_END_TEST;
 
 GST_START_TEST (test_input_formats)
 {
@@ -293,4 +360,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_ranges);
   tcase_add_test (tc, test_padded_stride);
+  tcase_add_test (tc, test_live_changes);
 }
