@@ -272,7 +272,9 @@ GST_START_TEST (test_aspect_ratio_kept)
       "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,"
       "height=[1,2147483647],framerate=30/1,pixel-aspect-ratio=1/1");
-  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (640 * 480 * 4));
+  GstBuffer *in = gst_buffer_new_and_alloc (640 * 480 * 4);
+  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
   GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
   GstStructure *s = gst_caps_get_structure (oc, 0);
@@ -291,7 +293,9 @@ GST_START_TEST (test_aspect_ratio_kept)
       "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,height=480,"
       "framerate=30/1,pixel-aspect-ratio=[1/100,100/1]");
-  out = gst_harness_push_and_pull (h, gst_buffer_new_and_alloc (640 * 480 * 4));
+  in = gst_buffer_new_and_alloc (640 * 480 * 4);
+  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
+  out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
   oc = gst_pad_get_current_caps (h->sinkpad);
   gint n, d;
