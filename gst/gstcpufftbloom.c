@@ -29,6 +29,7 @@
 
 #include "gstcpufftbloom.h"
 #include "gstfftbloomcommon.h"
+#include "gstcicontrol.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_fftbloom_debug);
 #define GST_CAT_DEFAULT gst_cpu_fftbloom_debug
@@ -156,6 +157,8 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
       "Convolution bloom (glare) through FFTs, CPU reference (FFTW)",
       "gst-cuda-imaging developers");
 
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_stop);

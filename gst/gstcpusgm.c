@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include "gstcpusgm.h"
 #include "gstsgmcommon.h"
+#include "gstcicontrol.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_sgm_debug);
 #define GST_CAT_DEFAULT gst_cpu_sgm_debug
@@ -137,6 +138,8 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
       "Disparity of the left view of a stereo frame (C reference of cudasgm)",
       "gst-cuda-imaging developers");
 
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_caps);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_sgm_set_info);
   filter_class->transform_frame =

@@ -37,6 +37,7 @@
 
 #include "gstcputonemap.h"
 #include "gsttonemapcommon.h"
+#include "gstcicontrol.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_tonemap_debug);
 #define GST_CAT_DEFAULT gst_cpu_tonemap_debug
@@ -205,6 +206,8 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
       "smoothing (CPU reference)", "gst-cuda-imaging developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_tonemap_fixate_caps);

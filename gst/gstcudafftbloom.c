@@ -120,7 +120,7 @@ gst_cuda_fftbloom_process (GstCudaImagingFilter * filter,
 
   if (!gst_fftbloom_prepare (GST_ELEMENT (self), &self->settings, width,
           height, &params, &kernel, &scale))
-    return 1;                   /* cudaErrorInvalidValue; the cause is posted */
+    return GST_CUDA_IMAGING_ERROR_POSTED;
   if (kernel) {
     /* replans only when the grid changes; the spectrum is recomputed */
     int err = ci_fb_cuda_set_kernel (self->ctx, kernel, width, height, scale,

@@ -24,6 +24,7 @@
 #endif
 
 #include "gstcudaimagingfilter.h"
+#include "gstcicontrol.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_imaging_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_imaging_filter_debug
@@ -78,6 +79,14 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCudaImagingFilter, gst_cuda_imaging_filter,
 GstCaps *
 gst_cuda_imaging_caps_add_features (GstCaps * raw)
 {
+  return gst_cuda_imaging_caps_add_features_full (raw, TRUE);
+}
+
+/* @cuda_first: the memory:CUDAMemory structures before the system-memory
+ * ones (the order fixation follows) */
+GstCaps *
+gst_cuda_imaging_caps_add_features_full (GstCaps * raw, gboolean cuda_first)
+{
   static GstStaticCaps allowed = GST_STATIC_CAPS ("video/x-raw, format=(string) "
       CUDA_MEMORY_FORMATS);
   GstCaps *allowed_caps = gst_static_caps_get (&allowed);
@@ -91,7 +100,7 @@ gst_cuda_imaging_caps_add_features (GstCaps * raw)
   GstCaps *sys = gst_caps_copy (raw);
   gst_caps_set_features_simple (sys,
       gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
-  return gst_caps_merge (cuda, sys);
+  return cuda_first ? gst_caps_merge (cuda, sys) : gst_caps_merge (sys, cuda);
 }
 
 GstCaps *
@@ -205,11 +214,17 @@ staging_alloc (Staging * st, const GstVideoInfo * info)
     res = CuMemAllocPitch (&st->dev[p], &st->pitch[p], st->row_bytes[p],
         st->rows[p], 16);
     if (res != CUDA_SUCCESS)
-      return res;
+      goto fail;
     st->host_offset[p] = total;
     total += GST_ROUND_UP_64 ((gsize) st->row_bytes[p] * st->rows[p]);
   }
-  return CuMemAllocHost ((void **) &st->host, total);
+  res = CuMemAllocHost ((void **) &st->host, total);
+  if (res == CUDA_SUCCESS)
+    return res;
+fail:
+  /* transform () re-allocates when host is NULL: leave nothing behind */
+  staging_free (st);
+  return res;
 }
 
 static void
@@ -256,9 +271,26 @@ gst_cuda_imaging_filter_set_property (GObject * object, guint prop_id,
 {
   GstCudaImagingFilterPrivate *priv = PRIV (object);
   switch (prop_id) {
-    case PROP_DEVICE_ID:
-      priv->device_id = g_value_get_int (value);
+    case PROP_DEVICE_ID:{
+      gint id = g_value_get_int (value);
+      GstCudaContext *drop = NULL;
+      GST_OBJECT_LOCK (object);
+      /* a context made (or received from a neighbour) for another device
+       * is dropped, so that the next caps make one on this device; with
+       * caps set the property is not writable (MUTABLE_READY) */
+      if (id >= 0 && priv->context && !priv->have_info) {
+        guint dev = 0;
+        g_object_get (priv->context, "cuda-device-id", &dev, NULL);
+        if ((gint) dev != id) {
+          drop = priv->context;
+          priv->context = NULL;
+        }
+      }
+      priv->device_id = id;
+      GST_OBJECT_UNLOCK (object);
+      gst_clear_object (&drop);
       break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -272,12 +304,23 @@ gst_cuda_imaging_filter_get_property (GObject * object, guint prop_id,
   GstCudaImagingFilterPrivate *priv = PRIV (object);
   switch (prop_id) {
     case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
       g_value_set_int (value, priv->device_id);
+      GST_OBJECT_UNLOCK (object);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+}
+
+/* A bin hands its CUDA context to every element added to it: an element
+ * that never left NULL must still drop it. */
+static void
+gst_cuda_imaging_filter_dispose (GObject * object)
+{
+  gst_clear_object (&PRIV (object)->context);
+  G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
 static void
@@ -314,10 +357,13 @@ ensure_context (GstCudaImagingFilter * self)
         ("The CUDA driver library (libcuda) could not be loaded"));
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), priv->device_id,
+  GST_OBJECT_LOCK (self);
+  gint device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
           &priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no CUDA device"),
-        ("No usable CUDA device (cuda-device-id=%d)", priv->device_id));
+        ("No usable CUDA device (cuda-device-id=%d)", device_id));
     return FALSE;
   }
   return TRUE;
@@ -347,8 +393,10 @@ static void
 gst_cuda_imaging_filter_set_context (GstElement * element, GstContext * context)
 {
   GstCudaImagingFilterPrivate *priv = PRIV (element);
-  gst_cuda_handle_set_context (element, context, priv->device_id,
-      &priv->context);
+  GST_OBJECT_LOCK (element);
+  gint device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
@@ -373,6 +421,13 @@ gst_cuda_imaging_filter_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+static gboolean
+caps_have_cuda (GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
 static GstCaps *
 gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -382,7 +437,11 @@ gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
   GstCaps *tmp = klass->transform_raw_caps ?
       klass->transform_raw_caps (GST_CUDA_IMAGING_FILTER (trans), direction,
       raw) : gst_caps_ref (raw);
-  GstCaps *ret = gst_cuda_imaging_caps_add_features (tmp);
+  /* the memory the other side has comes first: system memory in, system
+   * memory out, unless downstream asks for CUDA memory (cpusgm and cudasgm
+   * then fixate the same format for a sink that takes anything) */
+  GstCaps *ret = gst_cuda_imaging_caps_add_features_full (tmp,
+      gst_caps_is_empty (caps) || caps_have_cuda (caps));
   gst_caps_unref (raw);
   gst_caps_unref (tmp);
   if (filter) {
@@ -392,13 +451,6 @@ gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
   }
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
   return ret;
-}
-
-static gboolean
-caps_have_cuda (GstCaps * caps)
-{
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
-  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
 static gboolean
@@ -448,6 +500,7 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (ok && klass->set_info)
     ok = klass->set_info (self, incaps, &in_info, outcaps, &out_info);
   priv->have_info = ok;
+
   gst_cuda_context_pop (NULL);
 
   if (!ok)
@@ -533,20 +586,42 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
   }
   if (pool && !cuda && GST_IS_CUDA_BUFFER_POOL (pool))
     gst_clear_object (&pool);
-  if (!pool) {
-    pool = cuda ? gst_cuda_buffer_pool_new (priv->context) :
-        gst_video_buffer_pool_new ();
-    min = max = 0;
-  }
 
-  size = GST_VIDEO_INFO_SIZE (&info);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_ERROR_OBJECT (trans, "output pool rejected its config");
-    gst_object_unref (pool);
-    return FALSE;
+  /* A downstream pool that rejects the configuration (or changes it in a
+   * way that does not fit) is replaced by one of ours, as basetransform's
+   * default does. */
+  for (gint attempt = 0;; attempt++) {
+    gboolean ours = pool == NULL;
+    if (ours) {
+      pool = cuda ? gst_cuda_buffer_pool_new (priv->context) :
+          gst_video_buffer_pool_new ();
+      min = max = 0;
+    }
+    size = GST_VIDEO_INFO_SIZE (&info);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+    gboolean ok = gst_buffer_pool_set_config (pool, config);
+    if (!ok) {
+      /* the pool may have adjusted the configuration: take it if it fits */
+      config = gst_buffer_pool_get_config (pool);
+      if (gst_buffer_pool_config_validate_params (config, outcaps, size, min,
+              max))
+        ok = gst_buffer_pool_set_config (pool, config);
+      else
+        gst_structure_free (config);
+    }
+    if (ok)
+      break;
+    gst_clear_object (&pool);
+    if (ours || attempt > 0) {
+      GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, (NULL),
+          ("the output buffer pool rejected its configuration"));
+      return FALSE;
+    }
+    GST_INFO_OBJECT (trans, "downstream pool rejected the configuration, "
+        "using our own");
   }
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
@@ -669,7 +744,8 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   err = klass->process (self, &in, &out, priv->stream);
   if (err != 0) {
-    gst_cuda_imaging_filter_post_cuda_error (self, err, "processing a frame");
+    if (err != GST_CUDA_IMAGING_ERROR_POSTED)
+      gst_cuda_imaging_filter_post_cuda_error (self, err, "processing a frame");
     ret = GST_FLOW_ERROR;
     goto done;
   }
@@ -714,6 +790,7 @@ gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
+  gobject_class->dispose = gst_cuda_imaging_filter_dispose;
   gobject_class->set_property = gst_cuda_imaging_filter_set_property;
   gobject_class->get_property = gst_cuda_imaging_filter_get_property;
 
@@ -739,6 +816,8 @@ gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_decide_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_transform);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_IMAGING_FILTER, 0);
 }
@@ -747,6 +826,8 @@ static void
 gst_cuda_imaging_filter_init (GstCudaImagingFilter * self)
 {
   PRIV (self)->device_id = DEFAULT_DEVICE_ID;
+  /* as GstVideoFilter does for the cpu* twins: late frames are dropped */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 GstCudaContext *

@@ -50,7 +50,8 @@ typedef struct
  * @process: enqueue the work for one frame on @stream (context current). The
  *   base class synchronises the stream before the buffer leaves. Return a
  *   cudaError_t value (0 on success); the base class turns failure into an
- *   element error.
+ *   element error, except %GST_CUDA_IMAGING_ERROR_POSTED (the subclass
+ *   posted its own).
  * @release: free device resources (context current). Called on stop and
  *   before a new set_info. Optional.
  *
@@ -60,6 +61,9 @@ typedef struct
  *   memory:CUDAMemory and system memory and applies the filter. Optional:
  *   without it the caps are kept as they are (same format and size).
  */
+/* process () result: failed, and the element error is already posted */
+#define GST_CUDA_IMAGING_ERROR_POSTED (-1)
+
 struct _GstCudaImagingFilterClass
 {
   GstBaseTransformClass parent_class;
@@ -84,6 +88,8 @@ void gst_cuda_imaging_filter_class_add_pad_templates (GstElementClass * klass,
 
 /* Caps helpers: every structure twice, with memory:CUDAMemory then system memory. */
 GstCaps *gst_cuda_imaging_caps_add_features (GstCaps * raw);
+GstCaps *gst_cuda_imaging_caps_add_features_full (GstCaps * raw,
+    gboolean cuda_first);
 /* Copy of @caps with all features dropped and duplicates merged. */
 GstCaps *gst_cuda_imaging_caps_strip_features (GstCaps * caps);
 

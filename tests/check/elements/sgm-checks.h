@@ -4,6 +4,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <string.h>
 #include "citest.h"
 #include "../../../reference/sgm.h"
@@ -242,6 +244,44 @@ check_live_changes (void)
   gst_harness_teardown (h);
 }
 
+/* A property bound to a control source takes its value at each buffer's
+ * stream time (GST_PARAM_CONTROLLABLE). */
+GST_START_TEST (test_controller)
+{
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (sgm),
+          gst_direct_control_binding_new (GST_OBJECT (sgm), "p2", cs)));
+  /* the binding maps [0, 1] onto the range 0..2000 */
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
+      0.1);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      GST_SECOND, 0.05);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,"
+      "height=16,framerate=1/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY16_LE,width=32,"
+      "height=16,framerate=1/1");
+  const gint want[] = { 200, 100 };
+  for (gint i = 0; i < 2; i++) {
+    GstBuffer *in = gst_buffer_new_and_alloc (64 * 16);
+    gst_buffer_memset (in, 0, 0x40 + i, 64 * 16);
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    GST_BUFFER_DURATION (in) = GST_SECOND;
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+    gint p2;
+    g_object_get (sgm, "p2", &p2, NULL);
+    fail_unless_equals_int (p2, want[i]);
+  }
+  gst_object_unref (cs);
+  gst_object_unref (sgm);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_live_changes)
 {
   check_live_changes ();
@@ -361,4 +401,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_ranges);
   tcase_add_test (tc, test_padded_stride);
   tcase_add_test (tc, test_live_changes);
+  tcase_add_test (tc, test_controller);
 }
