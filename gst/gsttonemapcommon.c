@@ -228,6 +228,22 @@ gst_tonemap_get_property (GObject * object, GstTonemapSettings * s,
   GST_OBJECT_UNLOCK (object);
 }
 
+/* 8-bit BT.709: full-range RGB with BT.709 transfer and primaries, or
+ * limited-range bt709 YUV */
+static gchar *
+gst_tonemap_out_colorimetry (gboolean rgb)
+{
+  GstVideoColorimetry c = { GST_VIDEO_COLOR_RANGE_16_235,
+    GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_TRANSFER_BT709,
+    GST_VIDEO_COLOR_PRIMARIES_BT709
+  };
+  if (rgb) {
+    c.range = GST_VIDEO_COLOR_RANGE_0_255;
+    c.matrix = GST_VIDEO_COLOR_MATRIX_RGB;
+  }
+  return gst_video_colorimetry_to_string (&c);
+}
+
 GstCaps *
 gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
     GstCaps * filter)
@@ -238,13 +254,48 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
   const GValue *formats =
       gst_structure_get_value (gst_caps_get_structure (tmpl, 0), "format");
 
+  /* towards the source pad the output's colour description is known (and
+   * fixed: 8-bit BT.709), so a peer that wants another one fails to
+   * intersect instead of failing after fixation */
+  GValue rgb = G_VALUE_INIT, yuv = G_VALUE_INIT;
+  if (direction == GST_PAD_SINK) {
+    g_value_init (&rgb, GST_TYPE_LIST);
+    g_value_init (&yuv, GST_TYPE_LIST);
+    for (guint i = 0; i < gst_value_list_get_size (formats); i++) {
+      const GValue *f = gst_value_list_get_value (formats, i);
+      const GstVideoFormatInfo *fi = gst_video_format_get_info
+          (gst_video_format_from_string (g_value_get_string (f)));
+      gst_value_list_append_value (GST_VIDEO_FORMAT_INFO_IS_RGB (fi) ? &rgb :
+          &yuv, f);
+    }
+  }
+
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
     /* size and rate pass through; colour description does not */
     gst_structure_set_value (s, "format", formats);
     gst_structure_remove_fields (s, "colorimetry", "chroma-site",
         "mastering-display-info", "content-light-level", NULL);
-    ret = gst_caps_merge_structure (ret, s);
+    if (direction == GST_PAD_SINK) {
+      GstStructure *y = gst_structure_copy (s);
+      gchar *c = gst_tonemap_out_colorimetry (TRUE);
+      gst_structure_set_value (s, "format", &rgb);
+      gst_structure_set (s, "colorimetry", G_TYPE_STRING, c, NULL);
+      g_free (c);
+      c = gst_tonemap_out_colorimetry (FALSE);
+      gst_structure_set_value (y, "format", &yuv);
+      gst_structure_set (y, "colorimetry", G_TYPE_STRING, c, "chroma-site",
+          G_TYPE_STRING, "mpeg2", NULL);
+      g_free (c);
+      ret = gst_caps_merge_structure (ret, s);
+      ret = gst_caps_merge_structure (ret, y);
+    } else {
+      ret = gst_caps_merge_structure (ret, s);
+    }
+  }
+  if (direction == GST_PAD_SINK) {
+    g_value_unset (&rgb);
+    g_value_unset (&yuv);
   }
   gst_caps_unref (tmpl);
   if (filter) {
@@ -261,23 +312,14 @@ gst_tonemap_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * othercaps)
 {
   othercaps = gst_caps_fixate (gst_caps_make_writable (othercaps));
-  if (direction == GST_PAD_SINK) {
+  if (direction == GST_PAD_SINK && !gst_caps_is_empty (othercaps)) {
     GstStructure *s = gst_caps_get_structure (othercaps, 0);
     const gchar *fmt = gst_structure_get_string (s, "format");
     GstVideoFormat f = gst_video_format_from_string (fmt ? fmt : "");
     if (f != GST_VIDEO_FORMAT_UNKNOWN) {
       const GstVideoFormatInfo *fi = gst_video_format_get_info (f);
-      /* 8-bit BT.709: limited-range bt709 for YUV, full-range RGB with
-       * BT.709 transfer and primaries */
-      GstVideoColorimetry c = { GST_VIDEO_COLOR_RANGE_16_235,
-        GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_TRANSFER_BT709,
-        GST_VIDEO_COLOR_PRIMARIES_BT709
-      };
-      if (GST_VIDEO_FORMAT_INFO_IS_RGB (fi)) {
-        c.range = GST_VIDEO_COLOR_RANGE_0_255;
-        c.matrix = GST_VIDEO_COLOR_MATRIX_RGB;
-      }
-      gchar *str = gst_video_colorimetry_to_string (&c);
+      gchar *str = gst_tonemap_out_colorimetry (GST_VIDEO_FORMAT_INFO_IS_RGB
+          (fi));
       gst_structure_set (s, "colorimetry", G_TYPE_STRING, str, NULL);
       if (!GST_VIDEO_FORMAT_INFO_IS_RGB (fi))
         gst_structure_set (s, "chroma-site", G_TYPE_STRING, "mpeg2", NULL);

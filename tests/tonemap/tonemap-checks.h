@@ -291,6 +291,54 @@ GST_START_TEST (test_live_changes)
 
 GST_END_TEST;
 
+/* A reconfigure with unchanged caps (basetransform calls set_caps again)
+ * must not restart the temporal statistics: the frames after it equal a
+ * reference that ran on without a break. */
+GST_START_TEST (test_reconfigure_keeps_state)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 8, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = CI_TM_IN_P010;
+  cfg.out_format = CI_TM_OUT_BGRX;
+  cfg.width = W;
+  cfg.height = H;
+  cfg.smoothing = 8;
+  CiTonemap *ref = ci_tonemap_new (&cfg);
+  TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+  for (int fr = 0; fr < 6; fr++) {
+    if (fr == 3)
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_reconfigure ()));
+    TmFrame *rin;
+    GstBuffer *in = scene_buffer ("P010_10LE", CI_TM_IN_P010, 40 + fr, &rin);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    GstVideoInfo oinfo;
+    fail_unless (gst_video_info_from_caps (&oinfo, caps));
+    CiTmInPlanes ip;
+    CiTmOutPlanes op_;
+    tm_frame_in_planes (rin, &ip);
+    tm_frame_out_planes (rout, &op_);
+    ci_tonemap_process (ref, &ip, &op_);
+    int d = compare_out (out, &oinfo, rout);
+    fail_unless (d <= TOLERANCE, "frame %d: max diff %d", fr, d);
+    gst_caps_unref (caps);
+    gst_buffer_unref (out);
+    tm_frame_free (rin);
+  }
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -300,4 +348,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_hdr10_metadata);
   tcase_add_test (tc, test_runtime_change);
   tcase_add_test (tc, test_live_changes);
+  tcase_add_test (tc, test_reconfigure_keeps_state);
 }
