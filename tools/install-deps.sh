@@ -6,7 +6,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="build-essential pkg-config meson ninja-build libgstreamer1.0-dev
     libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
     gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-    libfftw3-dev libpng-dev"
+    libfftw3-dev libpng-dev valgrind"
   missing=""
   for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

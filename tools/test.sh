@@ -10,12 +10,21 @@ build=${BUILD_DIR:-build}
 ninja -C "$build"
 rc=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || rc=$?
-# One plain summary line (meson's own summary is a table).
-log="$build/meson-logs/testlog.json"
-if [ -f "$log" ]; then
-  ok=$(grep -c '"result": "OK"' "$log" || true)
-  bad=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
-  skip=$(grep -c '"result": "SKIP"' "$log" || true)
-  echo "$ok passed, $bad failed, $skip skipped"
+logs="$build/meson-logs/testlog.json"
+# The cpu* element checks once more under valgrind (memory errors, leaks).
+if command -v valgrind >/dev/null; then
+  rm -f "$build/meson-logs/valgrind-valgrind.json"
+  meson test -C "$build" --setup valgrind --suite elements --no-suite gpu \
+    --logbase valgrind --print-errorlogs --num-processes 2 || rc=$?
+  logs="$logs $build/meson-logs/valgrind-valgrind.json"
 fi
+# One plain summary line (meson's own summary is a table).
+ok=0; bad=0; skip=0
+for log in $logs; do
+  [ -f "$log" ] || continue
+  ok=$((ok + $(grep -c '"result": "OK"' "$log" || true)))
+  bad=$((bad + $(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)))
+  skip=$((skip + $(grep -c '"result": "SKIP"' "$log" || true)))
+done
+echo "$ok passed, $bad failed, $skip skipped"
 exit $rc
