@@ -265,3 +265,15 @@ ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv)
   }
   return gst_check_run_suite (s, needs_factory ? needs_factory : "cpu", __FILE__);
 }
+
+gboolean
+ci_have_cudaupload (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+  if (!f) {
+    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+    return FALSE;
+  }
+  gst_object_unref (f);
+  return TRUE;
+}

@@ -36,6 +36,10 @@ gchar *ci_data_path (const char *env, const char *name);
 /* TRUE when @factory can reach READY (i.e. a CUDA device is there for cuda* elements). */
 gboolean ci_element_can_start (const char *factory);
 
+/* TRUE when GStreamer's cudaupload exists (the CUDA-memory cases need it
+ * and cudadownload); otherwise says that the case is skipped. */
+gboolean ci_have_cudaupload (void);
+
 /* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
 int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);
 

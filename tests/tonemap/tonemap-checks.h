@@ -67,6 +67,39 @@ compare_out (GstBuffer * got, const GstVideoInfo * oinfo, TmFrame * ref)
   return worst;
 }
 
+/* Push a @w x @h scene frame of @ifmt (@seed), run @ref on the same frame
+ * into @rout, and return the largest difference of the element's output;
+ * the output caps must describe 8-bit BT.709. */
+static int
+push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
+    gint hh, guint64 seed, CiTonemap * ref, TmFrame * rout)
+{
+  TmFrame *rin;
+  GstBuffer *in = scene_buffer_sized (ifmt, tf, w, hh, seed, &rin);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo oinfo;
+  fail_unless (gst_video_info_from_caps (&oinfo, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oinfo), w);
+  fail_unless_equals_int (oinfo.colorimetry.transfer, GST_VIDEO_TRANSFER_BT709);
+  fail_unless_equals_int (oinfo.colorimetry.primaries,
+      GST_VIDEO_COLOR_PRIMARIES_BT709);
+  if (!GST_VIDEO_INFO_IS_RGB (&oinfo))
+    fail_unless (gst_video_colorimetry_matches (&oinfo.colorimetry,
+            GST_VIDEO_COLORIMETRY_BT709));
+  CiTmInPlanes ip;
+  CiTmOutPlanes op;
+  tm_frame_in_planes (rin, &ip);
+  tm_frame_out_planes (rout, &op);
+  ci_tonemap_process (ref, &ip, &op);
+  int d = compare_out (out, &oinfo, rout);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  tm_frame_free (rin);
+  return d;
+}
+
 /* TRUE: run the element between cudaupload and cudadownload, so that it
  * takes and gives memory:CUDAMemory */
 static gboolean use_cuda_memory = FALSE;
@@ -111,31 +144,9 @@ run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   TmFrame *rout = tm_frame_new_out (to, W, H, 0);
 
   for (int fr = 0; fr < 4; fr++) {
-    TmFrame *rin;
-    GstBuffer *in = scene_buffer (ifmt, tf, 10 + fr, &rin);
-    GstBuffer *out = gst_harness_push_and_pull (h, in);
-    fail_unless (out != NULL);
-    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
-    GstVideoInfo oinfo;
-    fail_unless (gst_video_info_from_caps (&oinfo, caps));
-    fail_unless_equals_int (oinfo.colorimetry.transfer,
-        GST_VIDEO_TRANSFER_BT709);
-    fail_unless_equals_int (oinfo.colorimetry.primaries,
-        GST_VIDEO_COLOR_PRIMARIES_BT709);
-    if (!GST_VIDEO_INFO_IS_RGB (&oinfo))
-      fail_unless (gst_video_colorimetry_matches (&oinfo.colorimetry,
-              GST_VIDEO_COLORIMETRY_BT709));
-    CiTmInPlanes ip;
-    CiTmOutPlanes op_;
-    tm_frame_in_planes (rin, &ip);
-    tm_frame_out_planes (rout, &op_);
-    ci_tonemap_process (ref, &ip, &op_);
-    int d = compare_out (out, &oinfo, rout);
+    int d = push_and_compare (h, ifmt, tf, W, H, 10 + fr, ref, rout);
     fail_unless (d <= TOLERANCE, "%s -> %s op %d frame %d: max diff %d",
         ifmt, ofmt, op, fr, d);
-    gst_caps_unref (caps);
-    gst_buffer_unref (out);
-    tm_frame_free (rin);
   }
   tm_frame_free (rout);
   ci_tonemap_free (ref);
@@ -262,26 +273,10 @@ GST_START_TEST (test_live_changes)
     CiTonemap *ref = ci_tonemap_new (&cfg);
     TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, w, hh, 0);
     for (int fr = 0; fr < 3; fr++) {
-      TmFrame *rin;
-      GstBuffer *in = scene_buffer_sized ("P010_10LE", CI_TM_IN_P010, w, hh,
-          100 * i + fr, &rin);
-      GstBuffer *out = gst_harness_push_and_pull (h, in);
-      fail_unless (out != NULL);
-      GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
-      GstVideoInfo oinfo;
-      fail_unless (gst_video_info_from_caps (&oinfo, caps));
-      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oinfo), w);
-      CiTmInPlanes ip;
-      CiTmOutPlanes op_;
-      tm_frame_in_planes (rin, &ip);
-      tm_frame_out_planes (rout, &op_);
-      ci_tonemap_process (ref, &ip, &op_);
-      int d = compare_out (out, &oinfo, rout);
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, w, hh,
+          100 * i + fr, ref, rout);
       fail_unless (d <= TOLERANCE, "step %u (%dx%d, %u bins) frame %d: max "
           "diff %d", i, w, hh, steps[i].bins, fr, d);
-      gst_caps_unref (caps);
-      gst_buffer_unref (out);
-      tm_frame_free (rin);
     }
     tm_frame_free (rout);
     ci_tonemap_free (ref);
@@ -314,23 +309,9 @@ GST_START_TEST (test_reconfigure_keeps_state)
     if (fr == 3)
       fail_unless (gst_harness_push_upstream_event (h,
               gst_event_new_reconfigure ()));
-    TmFrame *rin;
-    GstBuffer *in = scene_buffer ("P010_10LE", CI_TM_IN_P010, 40 + fr, &rin);
-    GstBuffer *out = gst_harness_push_and_pull (h, in);
-    fail_unless (out != NULL);
-    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
-    GstVideoInfo oinfo;
-    fail_unless (gst_video_info_from_caps (&oinfo, caps));
-    CiTmInPlanes ip;
-    CiTmOutPlanes op_;
-    tm_frame_in_planes (rin, &ip);
-    tm_frame_out_planes (rout, &op_);
-    ci_tonemap_process (ref, &ip, &op_);
-    int d = compare_out (out, &oinfo, rout);
+    int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H, 40 + fr,
+        ref, rout);
     fail_unless (d <= TOLERANCE, "frame %d: max diff %d", fr, d);
-    gst_caps_unref (caps);
-    gst_buffer_unref (out);
-    tm_frame_free (rin);
   }
   tm_frame_free (rout);
   ci_tonemap_free (ref);

@@ -8,12 +8,8 @@
 
 GST_START_TEST (test_cuda_memory)
 {
-  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
-  if (!up) {
-    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+  if (!ci_have_cudaupload ())
     return;
-  }
-  gst_object_unref (up);
   GstHarness *h = gst_harness_new_parse ("cudaupload ! cudafftbloom "
       "threshold=0.3 ! video/x-raw(memory:CUDAMemory) ! cudadownload");
   GstVideoInfo info;

@@ -6,12 +6,8 @@
 
 GST_START_TEST (test_cuda_memory)
 {
-  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
-  if (!up) {
-    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+  if (!ci_have_cudaupload ())
     return;
-  }
-  gst_object_unref (up);
   /* formats that 1.22's cudaupload / cudadownload carry (no GRAY*) */
   use_cuda_memory = TRUE;
   check_one ("NV12", "RGBA", TRUE, TRUE, 64, 36, 270, 0, -1, 8,

@@ -41,12 +41,8 @@ grab_ctx (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 
 GST_START_TEST (test_cuda_memory_shared_context)
 {
-  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
-  if (!up) {
-    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+  if (!ci_have_cudaupload ())
     return;
-  }
-  gst_object_unref (up);
   GstHarness *h = gst_harness_new_parse ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudasupersample ! "
       "video/x-raw(memory:CUDAMemory),width=23,height=11 ! cudadownload");
   GstElement *ss = gst_harness_find_element (h, "cudasupersample");

@@ -11,12 +11,8 @@
  * cudaupload / cudadownload carry (no RGBA64 there) */
 GST_START_TEST (test_cuda_memory)
 {
-  GstElement *up = gst_element_factory_make ("cudaupload", NULL);
-  if (!up) {
-    g_print ("cudaupload not available: CUDA-memory case skipped\n");
+  if (!ci_have_cudaupload ())
     return;
-  }
-  gst_object_unref (up);
   use_cuda_memory = TRUE;
   run_case ("P010_10LE", CI_TM_IN_P010, "NV12", CI_TM_OUT_NV12,
       CI_TM_OP_HISTOGRAM, NULL);
