@@ -258,13 +258,15 @@ ci_tm_logl (float y, const float *eotf_lut)
   return (e + fmaf (t, lg[i + 1] - a, a)) * CI_TM_LOG10_2;
 }
 
-/* Histogram bin of L: floor((L - lmin) * scale) clamped to [0, bins-1]. */
+/* Histogram bin of L: floor((L - lmin) * scale) clamped to [0, bins-1].
+ * Clamped as a float before the conversion: on video the range comes from
+ * earlier frames, so with scale up to bins / 1e-6 the product can pass 2^31
+ * (x86 then converts to INT_MIN), and NaN must land in a bin too. */
 CI_HD int
 ci_tm_bin (float l, float lmin, float scale, int bins)
 {
   float f = (l - lmin) * scale;
-  int b = f <= 0.0f ? 0 : (int) f;
-  return b > bins - 1 ? bins - 1 : b;
+  return (int) fminf (fmaxf (f, 0.0f), (float) (bins - 1));
 }
 
 /* Range -> scale, with the constant-frame guard. */

@@ -299,6 +299,52 @@ test_constant_and_one_bin (void)
   tm_frame_free (out);
 }
 
+/* Video: a nearly constant frame (range just above the 1e-6 guard, so
+ * scale near 4096 / 4e-6) and then a frame with a full-white pixel binned
+ * over that range: bins past 2^31 must clamp (this crashed the reference
+ * once), as must NaN. */
+static void
+test_bin_clamp (void)
+{
+  CHECK (ci_tm_bin (4.0f, 0.0f, 1e9f, 4096) == 4095, "huge bin");
+  CHECK (ci_tm_bin (-4.0f, 0.0f, 1e9f, 4096) == 0, "huge negative bin");
+  CHECK (ci_tm_bin (NAN, 0.0f, 1.0f, 16) == 0, "NaN bin");
+  CHECK (ci_tm_bin (2.5f, 0.0f, 1.0f, 16) == 2, "plain bin");
+  CHECK (ci_tm_bin (15.99f, 0.0f, 1.0f, 16) == 15 &&
+      ci_tm_bin (16.0f, 0.0f, 1.0f, 16) == 15, "top bin");
+  enum { W = 8, H = 8 };
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = CI_TM_IN_RGBA64;
+  cfg.out_format = CI_TM_OUT_RGBA;
+  cfg.width = W;
+  cfg.height = H;
+  cfg.bins = 4096;
+  CiTonemap *tm = ci_tonemap_new (&cfg);
+  static uint16_t in[H][W][4];
+  static uint8_t out[H][W][4];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      in[y][x][0] = in[y][x][1] = in[y][x][2] = 30000;
+      in[y][x][3] = 65535;
+    }
+  in[0][0][2] += 1;
+  CiTmInPlanes ip = { {(const uint8_t *) in, 0, 0}, {W * 8, 0, 0} };
+  CiTmOutPlanes op = { {(uint8_t *) out, 0, 0}, {W * 4, 0, 0} };
+  ci_tonemap_process (tm, &ip, &op);
+  const CiTmState *st = ci_tonemap_get_state (tm);
+  CHECK (st->bhi - st->blo > 1e-6f && st->bhi - st->blo < 1e-5f,
+      "near-constant range %g", st->bhi - st->blo);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      in[y][x][0] = in[y][x][1] = in[y][x][2] =
+          (x + y) * 4000 > 65535 ? 65535 : (x + y) * 4000;
+  in[H - 1][W - 1][0] = in[H - 1][W - 1][1] = in[H - 1][W - 1][2] = 65535;
+  ci_tonemap_process (tm, &ip, &op);
+  CHECK (isfinite (ci_tonemap_get_state (tm)->smax), "second frame");
+  ci_tonemap_free (tm);
+}
+
 static void
 test_flicker_and_cut (void)
 {
@@ -445,6 +491,7 @@ main (void)
   test_stats (CI_TM_IN_BGR10A2, 100, 51);
   test_uniform_and_monotonic ();
   test_constant_and_one_bin ();
+  test_bin_clamp ();
   test_flicker_and_cut ();
   test_formats_and_gamut ();
   if (failures)
