@@ -2458,8 +2458,7 @@ compute_into (SgmCuda * s, const SgmParams * p,
     int16_t ** dispp, size_t disp_pitch, int to_fin, ci_stream_t stream)
 {
   int16_t *disp = *dispp;
-  if (p->width < 1 || p->height < 1 || p->num_disp < 1
-      || p->num_disp > SGM_MAX_DISP || (p->paths != 4 && p->paths != 8))
+  if (sgm_params_valid (p))
     return (int) cudaErrorInvalidValue;
   int layout;
   int err = reserve_mode (s, p, &layout);

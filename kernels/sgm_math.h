@@ -87,6 +87,28 @@ typedef struct
   int r, g, b, a;
 } SgmOutFormat;
 
+/* 0 when @p is within the ranges both implementations are built for
+ * (the CUDA pipeline's 16-bit sums and disparities included), else -1. */
+CI_HD int
+sgm_params_valid (const SgmParams * p)
+{
+  if (p->width < 1 || p->height < 1 || p->width > 32767 || p->height > 32767)
+    return -1;
+  if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP)
+    return -1;
+  if (p->min_disp < SGM_MIN_MIN_DISP || p->min_disp > SGM_MAX_MIN_DISP)
+    return -1;
+  if (p->p1 < 0 || p->p1 > SGM_MAX_P || p->p2 < 0 || p->p2 > SGM_MAX_P)
+    return -1;
+  if (p->paths != 4 && p->paths != 8)
+    return -1;
+  if (p->census != SGM_CENSUS_9X7 && p->census != SGM_CENSUS_SYM_9X7)
+    return -1;
+  if (p->uniqueness < 0 || p->uniqueness > SGM_UNIQ_ONE)
+    return -1;
+  return 0;
+}
+
 /* The 8 path directions (dx, dy); the first 4 are the 4-path set. */
 CI_HD int
 sgm_dir_dx (int i)
