@@ -107,6 +107,11 @@ gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
       &self->cfg, &self->runtime_serial, &self->layout_serial);
   ci_tonemap_free (self->tm);
   self->tm = ci_tonemap_new (&self->cfg);
+  if (!self->tm) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("out of memory for the tone-mapping state"));
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -154,6 +159,11 @@ gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     self->cfg = cfg;
     ci_tonemap_free (self->tm);
     self->tm = ci_tonemap_new (&self->cfg);
+    if (!self->tm) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+          ("out of memory for the tone-mapping state"));
+      return GST_FLOW_ERROR;
+    }
     self->layout_serial = ls;
     self->runtime_serial = rs;
   } else if (rs != self->runtime_serial) {

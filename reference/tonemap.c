@@ -223,13 +223,12 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
   range->valid = 1;
   if (cfg->op == CI_TM_OP_HISTOGRAM) {
     int bins = st->bins, nonzero = 0;
-    uint64_t *cdf = malloc ((size_t) bins * sizeof (uint64_t));
+    uint64_t cdf[CI_TM_MAX_BINS];       /* bins <= CI_TM_MAX_BINS */
     ci_tm_ref_exclusive_scan (st->s, cdf, bins);
     for (int b = 0; b < bins; b++)
       nonzero += st->s[b] != 0;
     for (int b = 0; b < bins; b++)
       map_lut[b] = ci_tm_hist_target (cdf[b], cdf[bins - 1], nonzero <= 1);
-    free (cdf);
   } else {
     for (int j = 0; j < CI_TM_CURVE_N; j++)
       map_lut[j] = ci_tm_curve_entry (cfg->op, j, range->src_peak,
@@ -283,7 +282,11 @@ struct CiTonemap
 CiTonemap *
 ci_tonemap_new (const CiTmConfig * cfg)
 {
+  if (cfg->bins < 1 || cfg->bins > CI_TM_MAX_BINS)
+    return NULL;
   CiTonemap *tm = calloc (1, sizeof *tm);
+  if (!tm)
+    return NULL;
   tm->cfg = *cfg;
   ci_tm_params_init (cfg, &tm->p);
   ci_tm_build_trc_luts (cfg, tm->eotf, tm->oetf);
@@ -292,6 +295,10 @@ ci_tonemap_new (const CiTmConfig * cfg)
   tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
           cfg->bins : CI_TM_CURVE_N), sizeof (float));
   tm->hist = calloc ((size_t) cfg->bins, sizeof (uint32_t));
+  if (!tm->st.s || !tm->map_lut || !tm->hist) {
+    ci_tonemap_free (tm);
+    return NULL;
+  }
   return tm;
 }
 

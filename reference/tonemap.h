@@ -77,7 +77,8 @@ void ci_tm_ref_histogram (const CiTmParams * p, const float *eotf,
     const CiTmInPlanes * in, float lmin, float scale, uint32_t * hist);
 void ci_tm_ref_exclusive_scan (const uint64_t * in, uint64_t * out, int n);
 
-/* The whole pipeline with its state. */
+/* The whole pipeline with its state; ci_tonemap_new gives NULL for bins
+ * outside 1..CI_TM_MAX_BINS or when out of memory. */
 typedef struct CiTonemap CiTonemap;
 CiTonemap *ci_tonemap_new (const CiTmConfig * cfg);
 void ci_tonemap_free (CiTonemap * tm);
