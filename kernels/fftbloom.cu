@@ -1827,6 +1827,15 @@ ci_fb_cuda_process (CiFbCuda * c, const void *in, size_t in_pitch, void *out,
   if (!c || !c->nx || !f || !p || (f->bytes_per_sample != 1
           && f->bytes_per_sample != 2))
     return (int) cudaErrorInvalidValue;
+  /* whole pixels are loaded and stored as uchar4 / ushort4 */
+  const size_t px = 4 * (size_t) f->bytes_per_sample;
+  const int offs = (1 << f->off_r) | (1 << f->off_g) | (1 << f->off_b);
+  if (f->off_r < 0 || f->off_r > 3 || f->off_g < 0 || f->off_g > 3
+      || f->off_b < 0 || f->off_b > 3 || __builtin_popcount (offs) != 3
+      || in_pitch < c->width * px || out_pitch < c->width * px
+      || in_pitch % px || out_pitch % px || (uintptr_t) in % px
+      || (uintptr_t) out % px)
+    return (int) cudaErrorInvalidValue;
   if (f->bytes_per_sample == 1)
     return process_t<uint8_t> (c, (const uint8_t *) in, in_pitch,
         (uint8_t *) out, out_pitch, *f, *p, (cudaStream_t) stream);

@@ -2460,6 +2460,11 @@ compute_into (SgmCuda * s, const SgmParams * p,
   int16_t *disp = *dispp;
   if (sgm_params_valid (p))
     return (int) cudaErrorInvalidValue;
+  const size_t luma_row = (size_t) p->width * (luma.kind == SGM_LUMA_GRAY8 ?
+      1 : luma.kind == SGM_LUMA_GRAY16 ? 2 : luma.pixel_stride);
+  if (left_stride < luma_row || right_stride < luma_row
+      || (!to_fin && disp_pitch < (size_t) p->width * 2))
+    return (int) cudaErrorInvalidValue;
   int layout;
   int err = reserve_mode (s, p, &layout);
   if (err)

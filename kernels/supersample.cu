@@ -1006,7 +1006,12 @@ ci_cuda_supersample_plane (const void *src, const CiSsPlane * sp,
       || C < 1 || C > 4 || dp->channels != C
       || (bps != 1 && bps != 2) || dp->bytes_per_sample != bps
       || (uintptr_t) src % bps || (uintptr_t) dst % bps
-      || sp->stride % bps || dp->stride % bps)
+      || sp->stride % bps || dp->stride % bps
+      || sp->stride < (size_t) sp->width * C * bps
+      || dp->stride < (size_t) dp->width * C * bps
+      /* the kernels shift 16-bit samples only (P010's 6) */
+      || sp->shift != dp->shift || sp->shift < 0
+      || sp->shift > (bps == 2 ? 15 : 0))
     return cudaErrorInvalidValue;
   Geo g;
   g.src = (const uint8_t *) src;
