@@ -73,17 +73,6 @@ dev_out (const TmFrame * f, const DevFrame * d, CiTmOutPlanes * p)
   }
 }
 
-/* The defaults with these formats and frame size. */
-static void
-tm_config (CiTmConfig * cfg, int fi, int fo, int w, int h)
-{
-  ci_tm_config_defaults (cfg);
-  cfg->in_format = fi;
-  cfg->out_format = fo;
-  cfg->width = w;
-  cfg->height = h;
-}
-
 static CiTmCudaRuntime
 rt_of (const CiTmConfig * c)
 {
@@ -215,7 +204,7 @@ test_agreement (void)
           if (small == 2 && fo != CI_TM_OUT_BGRX && fo != CI_TM_OUT_I420)
             continue;
           CiTmConfig cfg;
-          tm_config (&cfg, fi, fo, w, h);
+          tm_config_init (&cfg, fi, fo, w, h);
           cfg.op = op;
           cfg.smoothing = video ? 4 : 0;
           TmPair t;
@@ -275,7 +264,7 @@ test_update_bins (void)
   for (unsigned bi = 0; bi < sizeof bins / sizeof bins[0]; bi++)
     for (unsigned wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
       CiTmConfig cfg;
-      tm_config (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, w, h);
+      tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, w, h);
       cfg.bins = bins[bi];
       cfg.smoothing = windows[wi];
       TmPair t;
@@ -321,7 +310,7 @@ test_hw_oetf (void)
       TmFrame *in = tm_frame_new_in (fi, w, h, -64);
       tm_fill_scene (in, 0, 0.01, 5);
       CiTmConfig cfg;
-      tm_config (&cfg, fi, fo, w, h);
+      tm_config_init (&cfg, fi, fo, w, h);
       cfg.smoothing = 0;
       CiTonemap *ref = ci_tonemap_new (&cfg);
       CiTmParams p;

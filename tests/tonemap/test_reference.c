@@ -190,12 +190,8 @@ static CiTonemap *
 make (int fmt, int out, int op, int w, int h, int smoothing)
 {
   CiTmConfig cfg;
-  ci_tm_config_defaults (&cfg);
-  cfg.in_format = fmt;
-  cfg.out_format = out;
+  tm_config_init (&cfg, fmt, out, w, h);
   cfg.op = op;
-  cfg.width = w;
-  cfg.height = h;
   cfg.smoothing = smoothing;
   return ci_tonemap_new (&cfg);
 }
@@ -314,11 +310,7 @@ test_bin_clamp (void)
       ci_tm_bin (16.0f, 0.0f, 1.0f, 16) == 15, "top bin");
   enum { W = 8, H = 8 };
   CiTmConfig cfg;
-  ci_tm_config_defaults (&cfg);
-  cfg.in_format = CI_TM_IN_RGBA64;
-  cfg.out_format = CI_TM_OUT_RGBA;
-  cfg.width = W;
-  cfg.height = H;
+  tm_config_init (&cfg, CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, W, H);
   cfg.bins = 4096;
   CiTonemap *tm = ci_tonemap_new (&cfg);
   static uint16_t in[H][W][4];

@@ -391,3 +391,13 @@ tm_mean_luma (const TmFrame * f)
       acc += tm_luma_at (f, x, y);
   return acc / ((double) f->w * f->h);
 }
+
+void
+tm_config_init (CiTmConfig * cfg, int fi, int fo, int w, int h)
+{
+  ci_tm_config_defaults (cfg);
+  cfg->in_format = fi;
+  cfg->out_format = fo;
+  cfg->width = w;
+  cfg->height = h;
+}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tonemap_math.h"
+#include "tonemap.h"
 
 /* A frame in host memory with padded, independent planes. */
 typedef struct
@@ -17,6 +18,9 @@ typedef struct
 
 /* pad >= 0: bytes added to each row (rounded to 4); pad < 0: rows aligned
  * to -pad bytes. */
+/* The defaults with these formats and frame size. */
+void tm_config_init (CiTmConfig * cfg, int fi, int fo, int w, int h);
+
 TmFrame *tm_frame_new_in (CiTmInFormat fmt, int w, int h, int pad);
 TmFrame *tm_frame_new_out (CiTmOutFormat fmt, int w, int h, int pad);
 void tm_frame_free (TmFrame * f);

@@ -130,11 +130,7 @@ run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   /* the reference with the same configuration */
   GstCaps *incaps = gst_caps_from_string (ic);
   CiTmConfig cfg;
-  ci_tm_config_defaults (&cfg);
-  cfg.in_format = tf;
-  cfg.out_format = to;
-  cfg.width = W;
-  cfg.height = H;
+  tm_config_init (&cfg, tf, to, W, H);
   cfg.op = op;
   cfg.smoothing = 4;
   GstVideoContentLightLevel cll;
@@ -263,11 +259,7 @@ GST_START_TEST (test_live_changes)
     gst_harness_set_src_caps_str (h, ic);
     g_free (ic);
     CiTmConfig cfg;
-    ci_tm_config_defaults (&cfg);
-    cfg.in_format = CI_TM_IN_P010;
-    cfg.out_format = CI_TM_OUT_BGRX;
-    cfg.width = w;
-    cfg.height = hh;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, w, hh);
     cfg.smoothing = 4;
     cfg.bins = steps[i].bins;
     CiTonemap *ref = ci_tonemap_new (&cfg);
@@ -297,11 +289,7 @@ GST_START_TEST (test_reconfigure_keeps_state)
       "height=54,framerate=30/1,colorimetry=bt2100-pq");
   gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
   CiTmConfig cfg;
-  ci_tm_config_defaults (&cfg);
-  cfg.in_format = CI_TM_IN_P010;
-  cfg.out_format = CI_TM_OUT_BGRX;
-  cfg.width = W;
-  cfg.height = H;
+  tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
   cfg.smoothing = 8;
   CiTonemap *ref = ci_tonemap_new (&cfg);
   TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);

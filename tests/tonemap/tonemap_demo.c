@@ -37,11 +37,7 @@ main (int argc, char **argv)
   memset (mosaic->data, 40, mosaic->stride * 2 * h);
   for (int k = 0; k < nops; k++) {
     CiTmConfig cfg;
-    ci_tm_config_defaults (&cfg);
-    cfg.in_format = CI_TM_IN_RGBA64;
-    cfg.out_format = CI_TM_OUT_RGBA;
-    cfg.width = w;
-    cfg.height = h;
+    tm_config_init (&cfg, CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, w, h);
     cfg.op = ops[k];
     cfg.smoothing = 0;
     CiTonemap *tm = ci_tonemap_new (&cfg);
