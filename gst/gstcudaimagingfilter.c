@@ -500,7 +500,6 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (ok && klass->set_info)
     ok = klass->set_info (self, incaps, &in_info, outcaps, &out_info);
   priv->have_info = ok;
-
   gst_cuda_context_pop (NULL);
 
   if (!ok)

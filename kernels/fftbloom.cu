@@ -1829,9 +1829,11 @@ ci_fb_cuda_process (CiFbCuda * c, const void *in, size_t in_pitch, void *out,
     return (int) cudaErrorInvalidValue;
   /* whole pixels are loaded and stored as uchar4 / ushort4 */
   const size_t px = 4 * (size_t) f->bytes_per_sample;
-  const int offs = (1 << f->off_r) | (1 << f->off_g) | (1 << f->off_b);
   if (f->off_r < 0 || f->off_r > 3 || f->off_g < 0 || f->off_g > 3
-      || f->off_b < 0 || f->off_b > 3 || __builtin_popcount (offs) != 3
+      || f->off_b < 0 || f->off_b > 3)
+    return (int) cudaErrorInvalidValue;
+  const int offs = (1 << f->off_r) | (1 << f->off_g) | (1 << f->off_b);
+  if (__builtin_popcount (offs) != 3
       || in_pitch < c->width * px || out_pitch < c->width * px
       || in_pitch % px || out_pitch % px || (uintptr_t) in % px
       || (uintptr_t) out % px)
