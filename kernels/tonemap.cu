@@ -1206,7 +1206,6 @@ tm_fstats_smem (const CiTmCuda * tm, int hist)
       (hist ? tm->bins * sizeof (uint32_t) : 0);
 }
 
-
 static int
 tm_input_class (const CiTmCuda * tm)
 {

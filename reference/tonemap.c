@@ -142,7 +142,9 @@ void
 ci_tm_state_init (CiTmState * st, int bins)
 {
   st->bins = bins;
-  st->s = calloc ((size_t) bins, sizeof (uint64_t));
+  /* ci_tm_build_map scans into CI_TM_MAX_BINS entries */
+  st->s = bins >= 1 && bins <= CI_TM_MAX_BINS ?
+      calloc ((size_t) bins, sizeof (uint64_t)) : NULL;
   st->smin = st->smax = st->blo = st->bhi = 0.0f;
   st->count = 0;
   st->cuts = 0;
@@ -223,7 +225,7 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
   range->valid = 1;
   if (cfg->op == CI_TM_OP_HISTOGRAM) {
     int bins = st->bins, nonzero = 0;
-    uint64_t cdf[CI_TM_MAX_BINS];       /* bins <= CI_TM_MAX_BINS */
+    uint64_t cdf[CI_TM_MAX_BINS];       /* bounded by ci_tm_state_init */
     ci_tm_ref_exclusive_scan (st->s, cdf, bins);
     for (int b = 0; b < bins; b++)
       nonzero += st->s[b] != 0;
@@ -282,23 +284,23 @@ struct CiTonemap
 CiTonemap *
 ci_tonemap_new (const CiTmConfig * cfg)
 {
-  if (cfg->bins < 1 || cfg->bins > CI_TM_MAX_BINS)
-    return NULL;
   CiTonemap *tm = calloc (1, sizeof *tm);
   if (!tm)
     return NULL;
-  tm->cfg = *cfg;
-  ci_tm_params_init (cfg, &tm->p);
-  ci_tm_build_trc_luts (cfg, tm->eotf, tm->oetf);
-  ci_tm_build_oetf8 (tm->oetf, tm->oetf8);
   ci_tm_state_init (&tm->st, cfg->bins);
-  tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
-          cfg->bins : CI_TM_CURVE_N), sizeof (float));
-  tm->hist = calloc ((size_t) cfg->bins, sizeof (uint32_t));
+  if (tm->st.s) {
+    tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
+            cfg->bins : CI_TM_CURVE_N), sizeof (float));
+    tm->hist = calloc ((size_t) cfg->bins, sizeof (uint32_t));
+  }
   if (!tm->st.s || !tm->map_lut || !tm->hist) {
     ci_tonemap_free (tm);
     return NULL;
   }
+  tm->cfg = *cfg;
+  ci_tm_params_init (cfg, &tm->p);
+  ci_tm_build_trc_luts (cfg, tm->eotf, tm->oetf);
+  ci_tm_build_oetf8 (tm->oetf, tm->oetf8);
   return tm;
 }
 

@@ -59,6 +59,7 @@ typedef struct
   int cuts;                     /* scene cuts detected so far */
 } CiTmState;
 
+/* s is NULL for bins outside 1..CI_TM_MAX_BINS or when out of memory */
 void ci_tm_state_init (CiTmState * st, int bins);
 void ci_tm_state_clear (CiTmState * st);
 /* One frame's statistics into the state; returns 1 when a cut was detected.
