@@ -384,7 +384,12 @@ gst_cuda_imaging_filter_change_state (GstElement * element,
 
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     release_device_resources (self);
-    gst_clear_object (&priv->context);
+    /* under the lock: a context query may be taking a reference */
+    GST_OBJECT_LOCK (self);
+    GstCudaContext *ctx = priv->context;
+    priv->context = NULL;
+    GST_OBJECT_UNLOCK (self);
+    gst_clear_object (&ctx);
   }
   return ret;
 }
@@ -405,9 +410,20 @@ gst_cuda_imaging_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
 {
   GstCudaImagingFilterPrivate *priv = PRIV (trans);
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    /* queries come from any thread: answer with a reference taken under
+     * the lock, which READY -> NULL and cuda-device-id also take to drop it */
+    GstCudaContext *ctx = NULL;
+    GST_OBJECT_LOCK (trans);
+    if (priv->context)
+      ctx = gst_object_ref (priv->context);
+    GST_OBJECT_UNLOCK (trans);
+    gboolean ret = gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
+        ctx);
+    gst_clear_object (&ctx);
+    if (ret)
+      return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

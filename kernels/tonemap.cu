@@ -1589,11 +1589,60 @@ tm_launch_map (CiTmCuda * tm, bool stats, const CiTmInPlanes * in,
       tm_launch_map_t < false > (tm, vec, hwo, in, out, s);
 }
 
+/* Rows at least one plane row long and element-aligned (the scalar
+ * kernels read 16- or 32-bit words and write 32-bit RGB words), so that no
+ * kernel reads or writes outside the planes it was given. */
+static int
+tm_planes_ok (const CiTmCuda * tm, const CiTmInPlanes * in,
+    const CiTmOutPlanes * out)
+{
+  const int f = tm->p.in_format, w = tm->p.width, cw = (w + 1) / 2;
+  int np, row[3], al;
+  switch (f) {
+    case CI_TM_IN_P010:
+    case CI_TM_IN_P016:
+      np = 2, row[0] = 2 * w, row[1] = 4 * cw, al = 2;
+      break;
+    case CI_TM_IN_I420_10:
+      np = 3, row[0] = 2 * w, row[1] = row[2] = 2 * cw, al = 2;
+      break;
+    case CI_TM_IN_Y444_16:
+      np = 3, row[0] = row[1] = row[2] = 2 * w, al = 2;
+      break;
+    case CI_TM_IN_RGBA64:
+    case CI_TM_IN_BGRA64:
+      np = 1, row[0] = 8 * w, al = 2;
+      break;
+    default:                   /* RGB10A2 / BGR10A2 */
+      np = 1, row[0] = 4 * w, al = 4;
+  }
+  for (int i = 0; i < np; i++)
+    if (!in->data[i] || in->stride[i] < row[i]
+        || !tm_aligned (in->data[i], in->stride[i], al))
+      return 0;
+  if (!out)
+    return 1;
+  const int o = tm->p.out_format;
+  if (o <= CI_TM_OUT_BGRX)
+    np = 1, row[0] = 4 * w, al = 4;
+  else if (o == CI_TM_OUT_NV12)
+    np = 2, row[0] = w, row[1] = 2 * cw, al = 1;
+  else
+    np = 3, row[0] = w, row[1] = row[2] = cw, al = 1;
+  for (int i = 0; i < np; i++)
+    if (!out->data[i] || out->stride[i] < row[i]
+        || !tm_aligned (out->data[i], out->stride[i], al))
+      return 0;
+  return 1;
+}
+
 extern "C" int
 ci_tm_cuda_process (CiTmCuda * tm, const CiTmInPlanes * in,
     const CiTmOutPlanes * out, ci_stream_t stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
+  if (!tm_planes_ok (tm, in, out))
+    return (int) cudaErrorInvalidValue;
   if (tm->rt.smoothing == 0 || !tm->primed) {
     CK (tm_still_stats (tm, in, s));
     CK (tm_launch_update (tm, 1, 1, s));
@@ -1610,6 +1659,8 @@ extern "C" int
 ci_tm_cuda_minmax (CiTmCuda * tm, const CiTmInPlanes * in, ci_stream_t stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
+  if (!tm_planes_ok (tm, in, NULL))
+    return (int) cudaErrorInvalidValue;
   CK (tm_reset_stats (tm, s));
   tm_minmax_kernel < false > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
       s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
@@ -1622,6 +1673,8 @@ ci_tm_cuda_histogram (CiTmCuda * tm, const CiTmInPlanes * in, float lmin,
     float scale, ci_stream_t stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
+  if (!tm_planes_ok (tm, in, NULL))
+    return (int) cudaErrorInvalidValue;
   CK (tm_reset_stats (tm, s));
   tm_hist_kernel < false > <<< tm->grid_hist, TM_BLOCK, tm->smem_hist,
       s >>> (tm->p, *in, tm->d_eotf, tm->d_keys, 0, lmin, scale, tm->d_hist);

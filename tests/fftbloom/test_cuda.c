@@ -256,6 +256,17 @@ run_mode (int mode)
     frame (&g, "RGB kernel 201x151", 320, 181, &fmts[3], &p, 401);
     ci_fb_kernel_free (k);
   }
+  /* frames whose grid would overflow the 32-bit plane offsets or cuFFT's
+   * int distances are refused before anything is allocated, and the
+   * context goes on working */
+  k = random_kernel (3, 5, 1, 1, 2, 60);
+  EXPECT (ci_fb_cuda_set_kernel (g.ctx, k, 26000, 30000, 1, g.st) != 0,
+      "%s: a 26000x30000 grid was taken", mode_names[mode]);
+  EXPECT (ci_fb_cuda_set_kernel (g.ctx, k, 1 << 21, 7, 1, g.st) != 0,
+      "%s: a 2^21-wide frame was taken", mode_names[mode]);
+  set_kernel (&g, k, 19, 11, 1);
+  frame (&g, "after refused sizes, 19x11", 19, 11, &fmts[0], &p, 61);
+  ci_fb_kernel_free (k);
   ci_fb_cuda_destroy (g.ctx);
   ci_fb_ref_free (g.ref);
   CK (cudaStreamDestroy (g.st));

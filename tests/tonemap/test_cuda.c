@@ -356,6 +356,65 @@ test_hw_oetf (void)
   CU (cudaStreamDestroy (s));
 }
 
+/* Planes the kernels would read or write past: refused before any launch. */
+static void
+test_refused_planes (void)
+{
+  const int w = 33, h = 9;
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  const int ins[] = { CI_TM_IN_P010, CI_TM_IN_I420_10, CI_TM_IN_RGB10A2 };
+  for (int k = 0; k < 3; k++) {
+    const int fi = ins[k], fo = k == 1 ? CI_TM_OUT_NV12 : CI_TM_OUT_BGRX;
+    TmFrame *in = tm_frame_new_in (fi, w, h, -64);
+    TmFrame *out = tm_frame_new_out (fo, w, h, -64);
+    CiTmConfig cfg;
+    tm_config_init (&cfg, fi, fo, w, h);
+    CiTmParams p;
+    float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+    ci_tm_params_init (&cfg, &p);
+    ci_tm_build_trc_luts (&cfg, eotf, oetf);
+    CiTmCudaRuntime rt = rt_of (&cfg);
+    CiTmCuda *g;
+    CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &g));
+    DevFrame din, dout;
+    dev_upload (in, &din);
+    dev_upload (out, &dout);
+    CiTmInPlanes dip, bi;
+    CiTmOutPlanes dop, bo;
+    dev_in (in, &din, &dip);
+    dev_out (out, &dout, &dop);
+    CHECK (ci_tm_cuda_process (g, &dip, &dop, s) == 0, "%s: valid planes "
+        "refused", tm_in_name (fi));
+    bi = dip;                   /* last input plane one byte short a row */
+    bi.stride[in->nplanes - 1] = tm_frame_row_bytes (in, in->nplanes - 1) - 1;
+    CHECK (ci_tm_cuda_process (g, &bi, &dop, s) != 0, "%s: short input row "
+        "taken", tm_in_name (fi));
+    CHECK (ci_tm_cuda_minmax (g, &bi, s) != 0, "%s: minmax took a short row",
+        tm_in_name (fi));
+    bi = dip;
+    bi.data[in->nplanes - 1] = NULL;
+    CHECK (ci_tm_cuda_histogram (g, &bi, 0.0f, 1.0f, s) != 0,
+        "%s: missing plane taken", tm_in_name (fi));
+    bi = dip;                   /* a word-sized pixel at an odd address */
+    bi.data[0] = dip.data[0] + 1;
+    CHECK (ci_tm_cuda_process (g, &bi, &dop, s) != 0, "%s: misaligned plane "
+        "taken", tm_in_name (fi));
+    bo = dop;
+    bo.stride[out->nplanes - 1] =
+        tm_frame_row_bytes (out, out->nplanes - 1) - 1;
+    CHECK (ci_tm_cuda_process (g, &dip, &bo, s) != 0, "%s: short output row "
+        "taken", tm_out_name (fo));
+    CU (cudaStreamSynchronize (s));
+    dev_free (&din);
+    dev_free (&dout);
+    tm_frame_free (in);
+    tm_frame_free (out);
+    ci_tm_cuda_destroy (g);
+  }
+  CU (cudaStreamDestroy (s));
+}
+
 static void
 test_stats_large (int w, int h, int constant)
 {
@@ -519,6 +578,7 @@ main (void)
   test_block_scan ();
   test_update_bins ();
   test_hw_oetf ();
+  test_refused_planes ();
   test_stats_large (97, 55, 0);
   test_stats_large (64, 32, 1);
   if (!small) {
