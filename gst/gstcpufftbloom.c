@@ -28,6 +28,7 @@
 #endif
 
 #include "gstcpufftbloom.h"
+#include "gstcivideo.h"
 #include "gstfftbloomcommon.h"
 #include "gstcicontrol.h"
 
@@ -84,6 +85,9 @@ gst_cpu_fftbloom_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstCpuFftBloom *self = GST_CPU_FFTBLOOM (filter);
+  if (!gst_ci_check_progressive (GST_BASE_TRANSFORM (filter), incaps, outcaps,
+          in_info))
+    return FALSE;
   gst_fftbloom_format (in_info, &self->format);
   gst_fftbloom_invalidate (&self->settings);
   return TRUE;

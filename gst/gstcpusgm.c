@@ -27,6 +27,7 @@
 
 #include <stdlib.h>
 #include "gstcpusgm.h"
+#include "gstcivideo.h"
 #include "gstsgmcommon.h"
 #include "gstcicontrol.h"
 
@@ -80,6 +81,9 @@ gst_cpu_sgm_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstCpuSgm *self = GST_CPU_SGM (filter);
+  if (!gst_ci_check_progressive (GST_BASE_TRANSFORM (filter), incaps, outcaps,
+          in_info))
+    return FALSE;
   return gst_sgm_geometry_from_info (GST_BASE_TRANSFORM (filter),
       &self->settings, in_info, out_info, &self->geom);
 }

@@ -27,6 +27,7 @@
 
 #include "gstcpusupersample.h"
 #include "gstsupersamplecommon.h"
+#include "gstcivideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_supersample_debug);
 #define GST_CAT_DEFAULT gst_cpu_supersample_debug
@@ -47,6 +48,14 @@ gst_cpu_supersample_transform_caps (GstBaseTransform * trans,
   GstCaps *ret = gst_supersample_transform_caps (direction, caps, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
   return ret;
+}
+
+static gboolean
+gst_cpu_supersample_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  return gst_ci_check_progressive (GST_BASE_TRANSFORM (filter), incaps,
+      outcaps, in_info);
 }
 
 static GstFlowReturn
@@ -93,6 +102,7 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_caps);
   gst_supersample_install_vfuncs (trans_class);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_supersample_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_frame);
 

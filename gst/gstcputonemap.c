@@ -36,6 +36,7 @@
 #endif
 
 #include "gstcputonemap.h"
+#include "gstcivideo.h"
 #include "gsttonemapcommon.h"
 #include "gstcicontrol.h"
 
@@ -97,6 +98,9 @@ gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (filter);
+  if (!gst_ci_check_progressive (GST_BASE_TRANSFORM (filter), incaps, outcaps,
+          in_info))
+    return FALSE;
   if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
           incaps, in_info, out_info, &self->cfg, &self->meta_peak)) {
     GST_ERROR_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT " -> %"

@@ -24,6 +24,7 @@
 #endif
 
 #include "gstcudaimagingfilter.h"
+#include "gstcivideo.h"
 #include "gstcicontrol.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_imaging_filter_debug);
@@ -486,6 +487,8 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
+  if (!gst_ci_check_progressive (trans, incaps, outcaps, &in_info))
+    return FALSE;
   if (!priv->context && !ensure_context (self))
     return FALSE;
 

@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 #include "citest.h"
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,4 +278,54 @@ ci_have_cudaupload (void)
   }
   gst_object_unref (f);
   return TRUE;
+}
+
+void
+ci_check_interlaced_refused (const char *factory, const char *format,
+    const char *sink_caps)
+{
+  static const char *modes[3] = { "progressive", "interleaved", "mixed" };
+  for (int m = 0; m < 3; m++) {
+    GstHarness *h = gst_harness_new (factory);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=64,height=32,"
+        "framerate=30/1,interlace-mode=%s", format, modes[m]);
+    GstVideoInfo info;
+    GstCaps *c = gst_caps_from_string (caps);
+    fail_unless (gst_video_info_from_caps (&info, c), "%s", caps);
+    gst_caps_unref (c);
+    if (sink_caps)
+      gst_harness_set_sink_caps_str (h, sink_caps);
+    gst_harness_set_src_caps_str (h, caps);
+    GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+    gst_buffer_memset (buf, 0, 0x40, GST_VIDEO_INFO_SIZE (&info));
+    GstFlowReturn r = gst_harness_push (h, buf);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (m == 0) {
+      fail_unless_equals_int (r, GST_FLOW_OK);
+      fail_unless (msg == NULL, "%s: error on progressive input", factory);
+      GstBuffer *out = gst_harness_pull (h);
+      fail_unless (out != NULL, "%s: no output for progressive input",
+          factory);
+      gst_buffer_unref (out);
+    } else {
+      fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+      fail_unless (msg != NULL, "%s: %s input refused without an error",
+          factory, modes[m]);
+      GError *err = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (msg, &err, &dbg);
+      fail_unless (err->domain == GST_CORE_ERROR && dbg
+          && strstr (dbg, "deinterlace"), "%s: %s", factory, err->message);
+      g_error_free (err);
+      g_free (dbg);
+    }
+    if (msg)
+      gst_message_unref (msg);
+    g_free (caps);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
 }

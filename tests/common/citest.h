@@ -40,6 +40,13 @@ gboolean ci_element_can_start (const char *factory);
  * and cudadownload); otherwise says that the case is skipped. */
 gboolean ci_have_cudaupload (void);
 
+/* Fails unless @factory refuses interlaced input (interleaved and mixed
+ * @format frames of 64x32) with not-negotiated and an error that names
+ * deinterlace, and takes the same caps marked progressive; @sink_caps, if
+ * given, are the harness's downstream caps. */
+void ci_check_interlaced_refused (const char *factory, const char *format,
+    const char *sink_caps);
+
 /* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
 int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);
 

@@ -333,6 +333,13 @@ GST_START_TEST (test_bad_kernel_location)
 }
 GST_END_TEST;
 
+
+GST_START_TEST (test_interlaced_refused)
+{
+  ci_check_interlaced_refused (FACTORY, "RGBA", NULL);
+}
+GST_END_TEST;
+
 static Suite *
 fftbloom_suite (void)
 {
@@ -344,5 +351,6 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
+  tcase_add_test (tc, test_interlaced_refused);
   return s;
 }

@@ -308,6 +308,13 @@ GST_START_TEST (test_reconfigure_keeps_state)
 
 GST_END_TEST;
 
+
+GST_START_TEST (test_interlaced_refused)
+{
+  ci_check_interlaced_refused (FACTORY, "P010_10LE", NULL);
+}
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -318,4 +325,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_runtime_change);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_reconfigure_keeps_state);
+  tcase_add_test (tc, test_interlaced_refused);
 }

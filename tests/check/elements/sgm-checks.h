@@ -391,6 +391,13 @@ GST_START_TEST (test_ranges)
 }
 GST_END_TEST;
 
+
+GST_START_TEST (test_interlaced_refused)
+{
+  ci_check_interlaced_refused (FACTORY, "GRAY8", NULL);
+}
+GST_END_TEST;
+
 static void
 add_sgm_cases (TCase * tc)
 {
@@ -402,4 +409,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_padded_stride);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_controller);
+  tcase_add_test (tc, test_interlaced_refused);
 }

@@ -309,6 +309,25 @@ GST_START_TEST (test_aspect_ratio_kept)
 }
 GST_END_TEST;
 
+
+GST_START_TEST (test_interlaced_refused)
+{
+  /* scaling mixes the fields: refused */
+  ci_check_interlaced_refused (FACTORY, "RGBA",
+      "video/x-raw,format=RGBA,width=32,height=16");
+  /* equal caps pass through untouched, interlaced or not */
+  GstHarness *h = gst_harness_new (FACTORY);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1,interlace-mode=interleaved");
+  GstBuffer *in = gst_buffer_new_and_alloc (64 * 48 * 4);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out == in, "interlaced equal caps must pass through");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -319,4 +338,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_upscale_explained);
   tcase_add_test (tc, test_no_warning_when_negotiated);
   tcase_add_test (tc, test_aspect_ratio_kept);
+  tcase_add_test (tc, test_interlaced_refused);
 }
