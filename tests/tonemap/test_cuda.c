@@ -110,16 +110,25 @@ typedef struct
   DevFrame dout;
 } TmPair;
 
-static void
-pair_open (TmPair * t, const CiTmConfig * cfg, int pout, cudaStream_t s)
+/* A CUDA tone mapper for @cfg (its tables built as the element does). */
+static CiTmCuda *
+gpu_new (const CiTmConfig * cfg, CiTmStatsImpl impl, cudaStream_t s)
 {
   static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
   CiTmParams p;
   ci_tm_params_init (cfg, &p);
   ci_tm_build_trc_luts (cfg, eotf, oetf);
   CiTmCudaRuntime rt = rt_of (cfg);
+  CiTmCuda *g;
+  CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, impl, s, &g));
+  return g;
+}
+
+static void
+pair_open (TmPair * t, const CiTmConfig * cfg, int pout, cudaStream_t s)
+{
   t->ref = ci_tonemap_new (cfg);
-  CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &t->g));
+  t->g = gpu_new (cfg, CI_TM_STATS_FUSED, s);
   t->oref = tm_frame_new_out (cfg->out_format, cfg->width, cfg->height, pout);
   t->ogpu = tm_frame_new_out (cfg->out_format, cfg->width, cfg->height, pout);
   dev_upload (t->ogpu, &t->dout);
@@ -313,13 +322,7 @@ test_hw_oetf (void)
       tm_config_init (&cfg, fi, fo, w, h);
       cfg.smoothing = 0;
       CiTonemap *ref = ci_tonemap_new (&cfg);
-      CiTmParams p;
-      float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
-      ci_tm_params_init (&cfg, &p);
-      ci_tm_build_trc_luts (&cfg, eotf, oetf);
-      CiTmCudaRuntime rt = rt_of (&cfg);
-      CiTmCuda *g;
-      CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_HW_OETF, s, &g));
+      CiTmCuda *g = gpu_new (&cfg, CI_TM_HW_OETF, s);
       TmFrame *oref = tm_frame_new_out (fo, w, h, -64);
       TmFrame *ogpu = tm_frame_new_out (fo, w, h, -64);
       DevFrame din, dout;
@@ -370,13 +373,7 @@ test_refused_planes (void)
     TmFrame *out = tm_frame_new_out (fo, w, h, -64);
     CiTmConfig cfg;
     tm_config_init (&cfg, fi, fo, w, h);
-    CiTmParams p;
-    float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
-    ci_tm_params_init (&cfg, &p);
-    ci_tm_build_trc_luts (&cfg, eotf, oetf);
-    CiTmCudaRuntime rt = rt_of (&cfg);
-    CiTmCuda *g;
-    CK (ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, s, &g));
+    CiTmCuda *g = gpu_new (&cfg, CI_TM_STATS_FUSED, s);
     DevFrame din, dout;
     dev_upload (in, &din);
     dev_upload (out, &dout);
