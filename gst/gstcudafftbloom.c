@@ -123,6 +123,15 @@ gst_cuda_fftbloom_process (GstCudaImagingFilter * filter,
     return GST_CUDA_IMAGING_ERROR_POSTED;
   if (kernel) {
     /* replans only when the grid changes; the spectrum is recomputed */
+    if (!ci_fb_cuda_frame_fits (kernel, width, height, scale)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Frame too large for the FFT"),
+          ("%dx%d with a %dx%d kernel: the FFT grid would pass %d M samples "
+              "or a side 2^20", width, height, kernel->width, kernel->height,
+              G_MAXINT / 3 >> 20));
+      ci_fb_kernel_free (kernel);
+      return GST_CUDA_IMAGING_ERROR_POSTED;
+    }
     int err = ci_fb_cuda_set_kernel (self->ctx, kernel, width, height, scale,
         stream);
     ci_fb_kernel_free (kernel);

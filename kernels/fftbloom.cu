@@ -1487,6 +1487,19 @@ alloc_grid (CiFbCuda * c, int nx, int ny, int kch, int width, int height,
   return 0;
 }
 
+/* cuFFT plans take int distances and the kernels index 3 planes in 32
+ * bits: grids past that are refused, not wrapped. */
+extern "C" int
+ci_fb_cuda_frame_fits (const CiFbKernel * k, int width, int height, int scale)
+{
+  if (width > CI_FB_MAX_SIDE || height > CI_FB_MAX_SIDE
+      || k->width > CI_FB_MAX_SIDE || k->height > CI_FB_MAX_SIDE || scale < 1)
+    return 0;
+  int nx = ci_fb_grid_size (ci_fb_scaled (width, scale), k->width, k->cx);
+  int ny = ci_fb_grid_size (ci_fb_scaled (height, scale), k->height, k->cy);
+  return (size_t) nx * ny <= (size_t) INT_MAX / 3;
+}
+
 extern "C" int
 ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
     int height, int scale, ci_stream_t stream)
@@ -1510,8 +1523,7 @@ ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
             cudaMemcpyHostToDevice, st));
     c->lut_ready = 1;
   }
-  if (width > CI_FB_MAX_SIDE || height > CI_FB_MAX_SIDE
-      || k->width > CI_FB_MAX_SIDE || k->height > CI_FB_MAX_SIDE)
+  if (!ci_fb_cuda_frame_fits (k, width, height, scale))
     return (int) cudaErrorInvalidValue;
   int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
   int nx = ci_fb_grid_size (w, k->width, k->cx);
@@ -1520,8 +1532,6 @@ ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
     nx = c->force_nx;
     ny = c->force_ny;
   }
-  /* cuFFT plans take int distances and the kernels index 3 planes in 32
-   * bits: grids past that are refused, not wrapped */
   if ((size_t) nx * ny > (size_t) INT_MAX / 3)
     return (int) cudaErrorInvalidValue;
   /* the C2R store callback exists only at full resolution */

@@ -39,6 +39,10 @@ typedef struct CiFbCuda CiFbCuda;
 /* Context with the element's CUDA context current. Returns a cudaError_t. */
 int ci_fb_cuda_create (CiFbCuda ** out, CiFbMode mode);
 void ci_fb_cuda_destroy (CiFbCuda * ctx);
+/* Whether a frame of width x height with kernel k at divisor scale fits the
+ * 32-bit FFT grid (ci_fb_cuda_set_kernel refuses those that do not). */
+int ci_fb_cuda_frame_fits (const CiFbKernel * k, int width, int height,
+    int scale);
 /* (Re)plans the grid for a width x height frame at divisor scale (1, 2, 4),
  * uploads the kernel (host memory) and computes its spectrum on `stream`.
  * Buffers and plans are only reallocated when the grid changes. */

@@ -260,6 +260,10 @@ run_mode (int mode)
    * int distances are refused before anything is allocated, and the
    * context goes on working */
   k = random_kernel (3, 5, 1, 1, 2, 60);
+  EXPECT (!ci_fb_cuda_frame_fits (k, 26000, 30000, 1)
+      && ci_fb_cuda_frame_fits (k, 26000, 30000, 2)
+      && ci_fb_cuda_frame_fits (k, 7680, 4320, 1)
+      && !ci_fb_cuda_frame_fits (k, 1 << 21, 7, 4), "frame_fits");
   EXPECT (ci_fb_cuda_set_kernel (g.ctx, k, 26000, 30000, 1, g.st) != 0,
       "%s: a 26000x30000 grid was taken", mode_names[mode]);
   EXPECT (ci_fb_cuda_set_kernel (g.ctx, k, 1 << 21, 7, 1, g.st) != 0,
