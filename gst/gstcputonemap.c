@@ -93,6 +93,18 @@ gst_cpu_tonemap_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
+/* A fresh reference pipeline (and history) for self->cfg. */
+static gboolean
+renew_state (GstCpuTonemap * self)
+{
+  ci_tonemap_free (self->tm);
+  self->tm = ci_tonemap_new (&self->cfg);
+  if (!self->tm)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("out of memory for the tone-mapping state"));
+  return self->tm != NULL;
+}
+
 static gboolean
 gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
@@ -109,14 +121,7 @@ gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
   }
   gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
       &self->cfg, &self->runtime_serial, &self->layout_serial);
-  ci_tonemap_free (self->tm);
-  self->tm = ci_tonemap_new (&self->cfg);
-  if (!self->tm) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
-        ("out of memory for the tone-mapping state"));
-    return FALSE;
-  }
-  return TRUE;
+  return renew_state (self);
 }
 
 static gboolean
@@ -161,13 +166,8 @@ gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
       return GST_FLOW_NOT_NEGOTIATED;
     cfg.source_peak = self->cfg.source_peak;    /* keeps the caps' metadata */
     self->cfg = cfg;
-    ci_tonemap_free (self->tm);
-    self->tm = ci_tonemap_new (&self->cfg);
-    if (!self->tm) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
-          ("out of memory for the tone-mapping state"));
+    if (!renew_state (self))
       return GST_FLOW_ERROR;
-    }
     self->layout_serial = ls;
     self->runtime_serial = rs;
   } else if (rs != self->runtime_serial) {

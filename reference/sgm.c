@@ -40,12 +40,6 @@ sgm_params_init (SgmParams * p, int width, int height)
   p->median = 1;
 }
 
-int
-sgm_params_check (const SgmParams * p)
-{
-  return sgm_params_valid (p);
-}
-
 /* Census from the luma with a replicated border, one output row at a time:
  * for each window position in raster order (the order of
  * sgm_census_from_window), every pixel of the row shifts in its bit.  The
@@ -163,7 +157,7 @@ sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
  *
  * L = C + min (...) - prev_min with the min at most prev_min + p2, so
  * 0 <= L <= 64 + p2 <= 2064 (a cost is a popcount; p1, p2 <= SGM_MAX_P as
- * sgm_params_check requires, as the CUDA kernels also assume), and
+ * sgm_params_valid requires, as the CUDA kernels also assume), and
  * prev_min + p2 and the sentinel + p1 below stay under 32768: the working
  * rows are int16, which SSE2 handles 8 at a time (pminsw).  Sums are uint16
  * as in the API; adding mod 2^16 in any order gives the same sum. */
@@ -539,7 +533,7 @@ sgm_ref_compute (const SgmParams * p,
     const uint8_t * left, size_t left_stride,
     const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp)
 {
-  if (sgm_params_check (p) < 0)
+  if (sgm_params_valid (p) < 0)
     return -1;
   const size_t n = (size_t) p->width * p->height;
   int ret = -1;

@@ -28,8 +28,7 @@ extern "C" {
 
 /* Defaults used by both elements and the tests. */
 void sgm_params_init (SgmParams * p, int width, int height);
-/* 0 when valid, else -1 (e.g. num_disp outside 1..1024). */
-int sgm_params_check (const SgmParams * p);
+/* Validity: sgm_params_valid () of sgm_math.h (0 when valid, else -1). */
 
 /* census of one view: out[y * width + x] */
 void sgm_ref_census (const uint8_t * img, size_t stride, SgmLuma luma,
