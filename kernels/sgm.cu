@@ -921,7 +921,7 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
    * 0.46 -> 0.39-0.40, 1080p D = 128 2.25-2.27 -> 2.26-2.28. On 32 lanes
    * it measured 0.3-0.8 % slower at D = 256 (1080p, 4K), 0.6 % faster at
    * 512, and with 2 or 3 4-byte pieces (D = 270) 5.36 -> 5.77 ms, so 32
-   * lanes keep the former. */
+   * lanes keep the former (D > 256 now takes aggil_kernel). */
   constexpr bool SELFA = SELF && G < 32 && (GR == 8 || NPC == 1);
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
@@ -1225,6 +1225,263 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   }
 }
 
+/* ---- D > 256: interleaved pieces ----
+ * agg3_body gives each lane 2 KP contiguous disparities, so on 32 lanes
+ * its warp-wide copies and stores run at a stride of 12, 16, 20 ... bytes,
+ * and its KP comes in steps of 2 (a multiple of 4 bytes per lane, for the
+ * lane's own cp.async). Here the pixel's bytes are NP8 runs of 256 (lane
+ * i: the 8 bytes at 8 i of each), then NP4 runs of 128 (4 bytes at 4 i),
+ * then NP2 runs of 64 (2 bytes at 2 i), so every warp-wide access covers
+ * contiguous bytes and a lane holds as few as 2 (D - 1) / 64 + 1
+ * disparities rounded up to a pair: D = 257..320 on 5 pairs instead of 6.
+ * A 2-byte piece cannot be fetched by cp.async (4 bytes at least): the
+ * lane copies the aligned word holding it into a word of its own after
+ * the slot's Ds bytes. Piece m's neighbours across lanes come by one
+ * shuffle each way; lane 0 (31) takes them from lane 31 (0) of the piece
+ * before (after). H200, 1080p pipeline against agg3's contiguous form:
+ * D = 270 5.30-5.32 -> 5.13-5.15 ms (8 passes one after another 3.98 ->
+ * 3.79), D = 512 7.81-7.84 -> 7.68-7.70; with the pieces interleaved but
+ * no 2-byte piece (D = 270 on 6 pairs) 5.30: coalescing alone gave
+ * nothing there, the pair less did. */
+template < int NP8, int NP4, int NP2 > struct AggIl
+{
+  static constexpr int NPC = NP8 + NP4 + NP2;
+  static constexpr int KP = 4 * NP8 + 2 * NP4 + NP2;
+  /* ring depth as agg3's; 2, 4 or 8 times shallower (more warps per SM)
+   * was no faster in the pipeline (H200, 1080p, D = 270 and 512) */
+  static constexpr int R = Agg3Cfg < KP, false >::R;
+  /* pairs of piece m, its first pair, and the piece of pair j */
+  static constexpr int pairs (int m)
+  {
+    return m < NP8 ? 4 : m < NP8 + NP4 ? 2 : 1;
+  }
+  static constexpr int first (int m)
+  {
+    return m <= NP8 ? 4 * m : m <= NP8 + NP4 ? 4 * NP8 + 2 * (m - NP8)
+        : 4 * NP8 + 2 * NP4 + (m - NP8 - NP4);
+  }
+  static constexpr int last (int m)
+  {
+    return first (m) + pairs (m) - 1;
+  }
+  static constexpr int piece (int j)
+  {
+    return j < 4 * NP8 ? j / 4 : j < 4 * NP8 + 2 * NP4 ?
+        NP8 + (j - 4 * NP8) / 2 : NP8 + NP4 + (j - 4 * NP8 - 2 * NP4);
+  }
+  /* byte offset of the lane's piece m in the pixel */
+  static __device__ __forceinline__ int off (int m, int lane)
+  {
+    return m < NP8 ? 256 * m + 8 * lane : m < NP8 + NP4 ?
+        256 * NP8 + 128 * (m - NP8) + 4 * lane :
+        256 * NP8 + 128 * NP4 + 64 * (m - NP8 - NP4) + 2 * lane;
+  }
+  /* ring slot bytes: the pixel, and a word per lane for a 2-byte piece */
+  static __host__ __device__ int slot (int Ds)
+  {
+    return Ds + (NP2 ? 128 : 0);
+  }
+};
+
+template < int NP8, int NP4, int NP2 >
+__global__ void __launch_bounds__ (AGG_WARPS * 32)
+aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
+    AggArgs a)
+{
+  using C = AggIl < NP8, NP4, NP2 >;
+  static_assert (NP2 <= 1, "one 2-byte piece at most");
+  constexpr int NPC = C::NPC, KP = C::KP;
+  constexpr int R = C::R;
+  extern __shared__ uint4 agg_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int line = blockIdx.x * AGG_WARPS + warp;
+  if (line >= a.nlines)
+    return;                     /* whole warp leaves together */
+  int sx = 0, sy = 0, len = 0;
+  line_start (a, line, sx, sy, len);
+  const int Ds = a.Ds, SB = C::slot (Ds);
+  const uint32_t lbeg = (uint32_t) __cvta_generic_to_shared (agg_smem)
+      + (uint32_t) (warp * R * SB);
+  const uint32_t lend = lbeg + R * SB;
+  /* per piece: offset in the pixel (fetch source, store), in the slot
+   * (fetch destination, shared load), and whether this lane has it */
+  int off[NPC], src[NPC], dst[NPC];
+  bool own[NPC];
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    off[m] = C::off (m, lane);
+    own[m] = off[m] < Ds;       /* Ds is a multiple of 8: whole pieces */
+    const bool w2 = C::pairs (m) == 1;
+    src[m] = w2 ? off[m] & ~3 : off[m];
+    dst[m] = w2 ? Ds + 4 * lane : off[m];
+  }
+  const uint32_t sel2 = (lane & 1) ? 0x4342 : 0x4140;
+  uint32_t vm[KP];
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const int m = C::piece (j);
+    const int d = off[m] + 2 * (j - C::first (m));
+    vm[j] = (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
+  }
+  const long long pstep = (long long) (a.dx + (long long) a.dy * a.W) * Ds;
+  const uint8_t *fsrc = cost + ((size_t) sy * a.W + sx) * Ds;
+  uint8_t *gout = out + ((size_t) sy * a.W + sx) * Ds;
+  int fleft = len;
+  uint32_t fa = lbeg, ca = lbeg;
+  auto fetch = [&]() {
+    const bool fv = fleft > 0;
+#pragma unroll
+    for (int m = 0; m < NPC; m++) {
+      if (C::pairs (m) == 4)
+        cp_async_p < 8 > (fa + dst[m], fsrc + src[m], fv && own[m]);
+      else
+        cp_async_p < 4 > (fa + dst[m], fsrc + src[m], fv && own[m]);
+    }
+    if (fleft > 1)
+      fsrc += pstep;
+    fleft--;
+    fa = fa + SB == lend ? lbeg : fa + SB;
+    cp_async_commit ();         /* one group per step, empty or not */
+  };
+  for (int t = 0; t < R; t++)
+    fetch ();
+
+  const uint32_t p1x2 = (uint32_t) a.p1 * 0x10001u;
+  const uint32_t p2x2 = (uint32_t) a.p2 * 0x10001u;
+  const int lane_up = (lane + 31) & 31, lane_dn = (lane + 1) & 31;
+  uint32_t P[KP];
+  uint32_t pmin = 0;
+  for (int t = 0; t < len; t++) {
+    cp_async_wait < R - 1 > ();
+    uint32_t C2[KP];
+#pragma unroll
+    for (int m = 0; m < NPC; m++) {
+      const int j = C::first (m);
+      if (C::pairs (m) == 4) {
+        const uint2 c8 = lds64_p (ca + dst[m], own[m]);
+        C2[j] = __byte_perm (c8.x, 0u, 0x4140);
+        C2[j + 1] = __byte_perm (c8.x, 0u, 0x4342);
+        C2[j + 2] = __byte_perm (c8.y, 0u, 0x4140);
+        C2[j + 3] = __byte_perm (c8.y, 0u, 0x4342);
+      } else if (C::pairs (m) == 2) {
+        const uint32_t c4 = lds32_p (ca + dst[m], own[m]);
+        C2[j] = __byte_perm (c4, 0u, 0x4140);
+        C2[j + 1] = __byte_perm (c4, 0u, 0x4342);
+      } else {
+        C2[j] = __byte_perm (lds32_p (ca + dst[m], own[m]), 0u, sel2);
+      }
+    }
+    ca = ca + SB == lend ? lbeg : ca + SB;
+    if (t == 0) {
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = (C2[j] & vm[j]) | (BIG2 & ~vm[j]);
+    } else {
+      uint32_t ur[NPC], dr[NPC], up[NPC], dn[NPC];
+#pragma unroll
+      for (int m = 0; m < NPC; m++) {
+        ur[m] = __shfl_sync (FULL, P[C::last (m)], lane_up);
+        dr[m] = __shfl_sync (FULL, P[C::first (m)], lane_dn);
+      }
+#pragma unroll
+      for (int m = 0; m < NPC; m++) {
+        up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
+        dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
+      }
+      const uint32_t pm2 = pmin * 0x10001u;
+      const uint32_t lim = __vadd2 (pm2, p2x2);
+      uint32_t NP[KP];
+#pragma unroll
+      for (int j = 0; j < KP; j++) {
+        const int m = C::piece (j);
+        const uint32_t lo = __byte_perm (j == C::first (m) ? up[m] : P[j - 1],
+            P[j], 0x5432);
+        const uint32_t hi = __byte_perm (P[j], j == C::last (m) ? dn[m] :
+            P[j + 1], 0x5432);
+        uint32_t v = __vadd2 (__vminu2 (lo, hi), p1x2);
+        v = __vminu2 (__vminu2 (v, P[j]), lim);
+        v = __vadd2 (__vsub2 (v, pm2), C2[j]);
+        NP[j] = (v & vm[j]) | (BIG2 & ~vm[j]);
+      }
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        P[j] = NP[j];
+    }
+    uint32_t mm = P[0];
+#pragma unroll
+    for (int j = 1; j < KP; j++)
+      mm = __vminu2 (mm, P[j]);
+    pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
+
+    /* every real L <= cmax + p2 <= 255; padding as 0 */
+#pragma unroll
+    for (int m = 0; m < NPC; m++) {
+      const int j = C::first (m);
+      if (C::pairs (m) == 1) {
+        if (own[m])
+          *(uint16_t *) (gout + off[m]) =
+              (uint16_t) __byte_perm (P[j] & vm[j], 0, 0x0020);
+        continue;
+      }
+      const uint32_t w0 = __byte_perm (P[j] & vm[j], P[j + 1] & vm[j + 1],
+          0x6420);
+      if (C::pairs (m) == 4) {
+        const uint32_t w1 = __byte_perm (P[j + 2] & vm[j + 2],
+            P[j + 3] & vm[j + 3], 0x6420);
+        if (own[m])
+          *(uint2 *) (gout + off[m]) = make_uint2 (w0, w1);
+      } else if (own[m]) {
+        *(uint32_t *) (gout + off[m]) = w0;
+      }
+    }
+    gout += pstep;
+    fetch ();
+  }
+  cp_async_wait < 0 > ();
+}
+
+template < int NP8, int NP4, int NP2 > static int
+launch_aggil (const uint8_t * cost, uint8_t * out, const AggArgs & a,
+    cudaStream_t s)
+{
+  using C = AggIl < NP8, NP4, NP2 >;
+  constexpr int R = C::R;
+  const int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
+  const size_t smem = (size_t) AGG_WARPS * R * C::slot (a.Ds);
+  const auto kernel = aggil_kernel < NP8, NP4, NP2 >;
+  if (smem > 48 * 1024)
+    CHECK (cudaFuncSetAttribute (kernel,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  kernel <<< blocks, AGG_WARPS * 32, smem, s >>> (cost, out, a);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
+/* D > 256: whole runs of 256, then what is left by 64 */
+static int
+launch_aggil_d (const uint8_t * cost, uint8_t * out, const AggArgs & a,
+    cudaStream_t s)
+{
+  const int n8 = a.D / 256, t = (a.D % 256 + 63) / 64;
+#define IL(A, B, C) launch_aggil < A, B, C > (cost, out, a, s)
+  switch (n8 * 8 + t) {
+    case 8 + 1: return IL (1, 0, 1);
+    case 8 + 2: return IL (1, 1, 0);
+    case 8 + 3: return IL (1, 1, 1);
+    case 8 + 4: case 16: return IL (2, 0, 0);
+    case 16 + 1: return IL (2, 0, 1);
+    case 16 + 2: return IL (2, 1, 0);
+    case 16 + 3: return IL (2, 1, 1);
+    case 16 + 4: case 24: return IL (3, 0, 0);
+    case 24 + 1: return IL (3, 0, 1);
+    case 24 + 2: return IL (3, 1, 0);
+    case 24 + 3: return IL (3, 1, 1);
+    case 24 + 4: case 32: return IL (4, 0, 0);
+    default: return (int) cudaErrorInvalidValue;
+  }
+#undef IL
+}
+
 template < int KP, bool FINAL, int G = 32 > static size_t
 agg3_smem (const Agg3Args & a3)
 {
@@ -1354,12 +1611,11 @@ sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
   if (a3.g.D > 64 && a3.g.D <= 128)
     return launch_agg3 < 4, false, 16 > (cost, out, NULL, NULL, NULL, a3,
         cs (stream));
-  /* an even KP (K a multiple of 4): the lane's pieces are whole words,
-   * so the pass moves them itself (agg3_kernel's SELF); H200, 1080p:
-   * D = 270 on KP = 5 took 6.4 ms against 4.0 ms for D = 256 */
-  const int KP = (((a3.g.D + 31) / 32 + 1) / 2 + 1) & ~1;
-  KP_CASES (launch_agg3, false, cost, out, NULL, NULL, NULL, a3,
-      cs (stream));
+  /* D = 129..256: 32 lanes of 8 disparities, one 8-byte piece each */
+  if (a3.g.D <= 256)
+    return launch_agg3 < 4, false > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
+  return launch_aggil_d (cost, out, a3.g, cs (stream));
 }
 
 static int

@@ -570,6 +570,14 @@ main (int argc, char **argv)
     {423, 5, 400, -4, SGM_CENSUS_9X7, 0, 8},
     {431, 3, 417, 0, SGM_CENSUS_9X7, 0, 8},
     {489, 5, 470, 3, SGM_CENSUS_9X7, 0, 8},
+    /* each piece mix of the interleaved passes (D > 256) */
+    {611, 3, 600, 0, SGM_CENSUS_9X7, 0, 8},
+    {713, 3, 700, -2, SGM_CENSUS_9X7, 0, 4},
+    {821, 3, 800, 0, SGM_CENSUS_9X7, 0, 8},
+    {557, 3, 540, 0, SGM_CENSUS_9X7, 0, 8},
+    {761, 3, 750, 0, SGM_CENSUS_SYM_9X7, 0, 8},
+    {869, 3, 850, 1, SGM_CENSUS_9X7, 0, 8},
+    {941, 3, 930, 0, SGM_CENSUS_9X7, 0, 8},
     {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
   };
