@@ -546,6 +546,19 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
 
 #define BIG2 0x7fff7fffu
 
+/* One pair (d, d + 1) of a path step: lo and hi hold P(d - 1, d) and
+ * P(d + 1, d + 2), p P(d, d + 1), c the costs; halves outside the range
+ * (vm clear) stay BIG2. pm2 is pmin in both halves, lim pmin + p2. */
+__device__ __forceinline__ uint32_t
+path_pair (uint32_t lo, uint32_t hi, uint32_t p, uint32_t c, uint32_t vm,
+    uint32_t p1x2, uint32_t pm2, uint32_t lim)
+{
+  uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
+  m = __vminu2 (__vminu2 (m, p), lim);
+  m = __vadd2 (__vsub2 (m, pm2), c);
+  return (m & vm) | (BIG2 & ~vm);
+}
+
 /* One step of a path on a lane's K = 2 * KP disparities, held as 16-bit
  * pairs: L(d) = C(d) + min (P(d), P(d-1) + p1, P(d+1) + p1, pmin + p2) - pmin.
  * up and dn are P(d0 - 1) and P(d0 + K) from the neighbouring lanes (BIG2
@@ -560,14 +573,10 @@ path_step (uint32_t (&P)[KP], uint32_t up, uint32_t dn, uint32_t pmin,
   const uint32_t lim = __vadd2 (pm2, p2x2);
   uint32_t NP[KP];
 #pragma unroll
-  for (int j = 0; j < KP; j++) {
-    const uint32_t lo = __byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432);
-    const uint32_t hi = __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn, 0x5432);
-    uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
-    m = __vminu2 (__vminu2 (m, P[j]), lim);
-    m = __vadd2 (__vsub2 (m, pm2), C2[j]);
-    NP[j] = (m & vm[j]) | (BIG2 & ~vm[j]);
-  }
+  for (int j = 0; j < KP; j++)
+    NP[j] = path_pair (__byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432),
+        __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn, 0x5432), P[j], C2[j],
+        vm[j], p1x2, pm2, lim);
 #pragma unroll
   for (int j = 0; j < KP; j++)
     P[j] = NP[j];
@@ -1394,14 +1403,9 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
 #pragma unroll
       for (int j = 0; j < KP; j++) {
         const int m = C::piece (j);
-        const uint32_t lo = __byte_perm (j == C::first (m) ? up[m] : P[j - 1],
-            P[j], 0x5432);
-        const uint32_t hi = __byte_perm (P[j], j == C::last (m) ? dn[m] :
-            P[j + 1], 0x5432);
-        uint32_t v = __vadd2 (__vminu2 (lo, hi), p1x2);
-        v = __vminu2 (__vminu2 (v, P[j]), lim);
-        v = __vadd2 (__vsub2 (v, pm2), C2[j]);
-        NP[j] = (v & vm[j]) | (BIG2 & ~vm[j]);
+        NP[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1],
+                P[j], 0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] :
+                P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, pm2, lim);
       }
 #pragma unroll
       for (int j = 0; j < KP; j++)
