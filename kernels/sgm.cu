@@ -932,6 +932,10 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
    * 512, and with 2 or 3 4-byte pieces (D = 270) 5.36 -> 5.77 ms, so 32
    * lanes keep the former (D > 256 now takes aggil_kernel). */
   constexpr bool SELFA = SELF && G < 32 && (GR == 8 || NPC == 1);
+  /* what the launchers instantiate: a pass has an even KP (so SELF), and
+   * on 32 lanes one 8-byte piece per lane (D > 256 takes aggil_kernel) */
+  static_assert (FINAL || SELF, "a pass's pieces are whole words");
+  static_assert (!SELF || SELFA || GR == 8, "32-lane pass: one 8-byte piece");
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1127,13 +1131,11 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
           cw[2 * i + 1] = c8.y;
         } else if constexpr (SELFA) {
           cw[i] = lds32_p (ca + 4 * i, i < nown);
-        } else if constexpr (GR == 8) {
+        } else {
           const uint2 c8 = i < nown ? *(const uint2 *) (rc + 8 * i)
               : make_uint2 (0u, 0u);
           cw[2 * i] = c8.x;
           cw[2 * i + 1] = c8.y;
-        } else {
-          cw[i] = i < nown ? *(const uint32_t *) (rc + 4 * i) : 0u;
         }
       }
       if constexpr (SELFA)
@@ -1199,17 +1201,6 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
             else
               *(uint32_t *) (g + 4 * i) = ow[i];
           }
-      }
-    } else if constexpr (!FINAL) {
-      /* KP is odd here (an even KP moves its own pieces above): a 16-bit
-       * store per pair; every real L <= cmax + p2 <= 255, padding as 0 */
-      if (active) {
-        uint8_t *g = out + pix * Ds + d0;
-#pragma unroll
-        for (int j = 0; j < KP; j++)
-          if (inmem[j])
-            *(uint16_t *) (g + 2 * j) =
-                (uint16_t) __byte_perm (P[j] & vm[j], 0, 0x0020);
       }
     } else {
       /* totals (<= 8 * 255 on real disparities, no half overflows) */
