@@ -217,9 +217,15 @@ main (int argc, char **argv)
             median (td, nr));
       }
       printf (" ms\n");
+      float tk[64], tk2[64];
+      for (int r = -1; r < nr; r++) {
+        TIMED (tk, r, KL (sgm_cuda_cost_volume (cl, cr, &p, sv, st)));
+        TIMED (tk2, r, KL (sgm_cuda_cost_volume_popc (cl, cr, &p, sv, st)));
+      }
       printf ("  stages %dx%d D=%d: %d u8 passes one after another %.3f ms, "
-          "WTA %.3f ms\n", k->w, k->h, k->D, p.paths, median (tp, nr),
-          median (tq, nr));
+          "WTA %.3f ms, cost volume %.3f ms (popcount kernel %.3f ms)\n",
+          k->w, k->h, k->D, p.paths, median (tp, nr), median (tq, nr),
+          median (tk, nr), median (tk2, nr));
       CK (cudaFree (sv));
     }
     if (vols)

@@ -10,7 +10,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Design:
- *  - census of both views (uint64 per pixel), then a uint8 cost volume;
+ *  - census of both views (uint64 per pixel), then a uint8 cost volume
+ *    (popcounts, or 8-bit matrix products on the tensor cores);
  *  - one kernel launch per path direction (agg2_kernel): a warp walks one
  *    path line, each lane holding K consecutive disparities as 16-bit pairs
  *    updated with SIMD-in-word min/add/sub; costs and partial sums of the
@@ -237,8 +238,215 @@ cost_kernel (const uint64_t * __restrict__ cl, const uint64_t * __restrict__ cr,
   }
 }
 
+/* The same volume on the tensor cores (sm_80+), where the popcounts above
+ * are the limit (H200, 4K, D = 256: 1.25 ms for 2.1 GB written, 85 % of
+ * the SM busy, 12 instructions per cost). With the left word as 64 signed
+ * bytes 1 - 2 bit and the right word as 64 bytes 0 / 1, the Hamming
+ * distance is a dot product: popc (l) + sum (1 - 2 l_k) r_k = popc (l ^ r),
+ * so an 8-bit integer matrix product started at popc (l) gives the cost.
+ * A warp multiplies 16 left pixels (rows) by 8 right pixels (columns) per
+ * pair of m16n8k32 steps; the right pixels a row needs are x - min - d,
+ * so 16 rows and 256 disparities take 34 column tiles (94 % of the
+ * products are used). A block (8 warps: 128 pixels of a row, one chunk
+ * of 256 disparities) expands the right words its tile needs into shared
+ * memory, each warp stages its 16 x 256 bytes there (d along a row) and
+ * writes them out as whole rows; then the block takes the row's next tile.
+ * Only the tiles whose right pixels leave the image take a check. What
+ * limits it now is latency and the byte-wide staging stores (H200, 4K:
+ * 1.0 ms, 46 % of the DRAM bandwidth, 50 % of the SM's issue). */
+#define MCOST_W 8                       /* warps per block */
+#define MCOST_X (16 * MCOST_W)          /* pixels per block */
+#define MCOST_D 256                     /* disparities per block */
+#define MCOST_NP (MCOST_X + MCOST_D)    /* right pixels per block */
+#define MCOST_NT ((MCOST_D + 16) / 8)   /* column tiles per warp */
+/* staging row: 16 bytes before d = 0 and 34 after d = 255 take the
+ * products outside [0, 256) that every column tile has at the band's ends,
+ * so no tile checks d; stride 304: no bank conflicts */
+#define MCOST_S 304
+#define MCOST_PRE 16
+#define MCOST_SMEM (MCOST_NP * 64 + MCOST_W * 16 * MCOST_S)
+
+/* bits sh .. sh + 3 of w as 4 bytes, 0 or 1 each */
+__device__ __forceinline__ uint32_t
+nib_spread (uint32_t w, int sh)
+{
+  return (((w >> sh) & 0xfu) * 0x00204081u) & 0x01010101u;
+}
+
+/* Column tile j of the warp into its staging rows. The value of row r,
+ * column c is d = 255 + r - c - 8 j (of the block's 256), in [-16, 270]. */
+template < bool EDGE > __device__ __forceinline__ void
+mcost_tile (int j, const uint32_t (&a)[2][4], int pa0, int pa1,
+    const uint4 * bp, uint8_t * sbase, int xs, int W, int cmax, int t)
+{
+  const uint4 b = bp[32 * j];
+  int c0, c1, c2, c3;
+  asm ("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%11,%11};\n"
+      : "=r" (c0), "=r" (c1), "=r" (c2), "=r" (c3)
+      : "r" (a[0][0]), "r" (a[1][0]), "r" (a[0][1]), "r" (a[1][1]),
+      "r" (b.x), "r" (b.y), "r" (pa0), "r" (pa1));
+  asm ("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+r" (c0), "+r" (c1), "+r" (c2), "+r" (c3)
+      : "r" (a[0][2]), "r" (a[1][2]), "r" (a[0][3]), "r" (a[1][3]),
+      "r" (b.z), "r" (b.w));
+  uint8_t *s = sbase - 8 * j;
+  if (!EDGE) {
+    s[0] = (uint8_t) c0;
+    s[-1] = (uint8_t) c1;
+    s[8 * MCOST_S + 8] = (uint8_t) c2;
+    s[8 * MCOST_S + 7] = (uint8_t) c3;
+  } else {
+    /* right pixels outside the image cost the maximum */
+    const int xr = xs + 8 * j + 2 * t;  /* columns 2 t and 2 t + 1 */
+    const bool v0 = (unsigned) xr < (unsigned) W,
+        v1 = (unsigned) (xr + 1) < (unsigned) W;
+    s[0] = (uint8_t) (v0 ? c0 : cmax);
+    s[-1] = (uint8_t) (v1 ? c1 : cmax);
+    s[8 * MCOST_S + 8] = (uint8_t) (v0 ? c2 : cmax);
+    s[8 * MCOST_S + 7] = (uint8_t) (v1 ? c3 : cmax);
+  }
+}
+
+/* the right words of the block's tile at X0 into registers (w), then as
+ * bytes into shared memory (mcost_expand) */
+template < int NI > __device__ __forceinline__ void
+mcost_load (uint64_t (&w)[NI], const uint64_t * rrow, int xb, int W, int jmin)
+{
+#pragma unroll
+  for (int k = 0; k < NI; k++) {
+    const int i = threadIdx.x + k * MCOST_W * 32;
+    if (i >= 32 * jmin)
+      w[k] = __ldg (rrow + min (max (xb + (i >> 2), 0), W - 1));
+  }
+}
+
+template < int NI > __device__ __forceinline__ void
+mcost_expand (const uint64_t (&w)[NI], uint4 * bx, int jmin)
+{
+#pragma unroll
+  for (int k = 0; k < NI; k++) {
+    const int i = threadIdx.x + k * MCOST_W * 32, q = i & 3;
+    const uint32_t lo = (uint32_t) w[k], hi = (uint32_t) (w[k] >> 32);
+    if (i >= 32 * jmin)
+      bx[i] = make_uint4 (nib_spread (lo, 4 * q), nib_spread (lo, 16 + 4 * q),
+          nib_spread (hi, 4 * q), nib_spread (hi, 16 + 4 * q));
+  }
+}
+
+/* The block walks MCOST_NB tiles of a row (one disparity chunk), loading
+ * the next tile's words while the tensor cores work on this one. */
+#define MCOST_NB 4
+
+__global__ void __launch_bounds__ (MCOST_W * 32)
+mma_cost_kernel (const uint64_t * __restrict__ cl,
+    const uint64_t * __restrict__ cr, int W, int D, int Ds, int nch,
+    int min_disp, int cmax, uint8_t * __restrict__ cost)
+{
+#if __CUDA_ARCH__ >= 800
+  extern __shared__ __align__ (16) uint8_t msm[];
+  uint4 *bx = (uint4 *) msm;    /* [pixel][t]: the 4 words lane t reads */
+  /* the chunks of a pixel run next to each other, so that the sector two
+   * of them share is whole in the L2 before it is written back */
+  const int ch = blockIdx.x % nch;
+  const int y = blockIdx.y, Xb = blockIdx.x / nch * (MCOST_NB * MCOST_X);
+  const int dc = ch * MCOST_D;
+  const int Dloc = min (D - dc, MCOST_D), Sloc = min (Ds - dc, MCOST_D);
+  /* the first tile with a disparity below D */
+  const int jmin = Dloc > MCOST_D - 8 ? 0 : (MCOST_D - 8 - Dloc) / 8 + 1;
+  const uint64_t *rrow = cr + (size_t) y * W, *lrow = cl + (size_t) y * W;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  uint8_t *stage = msm + MCOST_NP * 64 + warp * 16 * MCOST_S;
+  uint8_t *sbase = stage + g * MCOST_S + MCOST_PRE + (MCOST_D - 1) + g - 2 * t;
+  const uint4 *bp = bx + (16 * warp + g) * 4 + t;
+  /* copy-out: lane = 8 bytes of d; d >= D is 0 */
+  const int u = 8 * lane, keep = Dloc - u;
+  const unsigned long long mask = keep >= 8 ? ~0ull : keep <= 0 ? 0ull
+      : (1ull << (8 * keep)) - 1;
+  constexpr int NI = MCOST_NP * 4 / (MCOST_W * 32);
+  uint64_t rw[NI], lw[2];
+  /* right pixel of entry p: X0 + xb0 + p; tiles before jmin are never read */
+  const int xb0 = -min_disp - dc - (MCOST_D - 1);
+  mcost_load (rw, rrow, Xb + xb0, W, jmin);
+#pragma unroll
+  for (int h = 0; h < 2; h++)
+    lw[h] = __ldg (lrow + min (Xb + 16 * warp + g + 8 * h, W - 1));
+  for (int X0 = Xb; X0 < min (Xb + MCOST_NB * MCOST_X, W); X0 += MCOST_X) {
+    if (X0 != Xb)
+      __syncthreads ();         /* every warp is done with bx */
+    mcost_expand (rw, bx, jmin);
+    /* left rows g and g + 8: bytes 1 - 2 bit; the sums start at popc (l) */
+    uint32_t a[2][4];
+    int pa[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const uint32_t lo = (uint32_t) lw[h], hi = (uint32_t) (lw[h] >> 32);
+      a[h][0] = 0x01010101u | nib_spread (lo, 4 * t) * 0xfeu;
+      a[h][1] = 0x01010101u | nib_spread (lo, 16 + 4 * t) * 0xfeu;
+      a[h][2] = 0x01010101u | nib_spread (hi, 4 * t) * 0xfeu;
+      a[h][3] = 0x01010101u | nib_spread (hi, 16 + 4 * t) * 0xfeu;
+      pa[h] = __popcll (lw[h]);
+    }
+    __syncthreads ();
+    const int Xn = X0 + MCOST_X, x0 = X0 + 16 * warp;
+    if (Xn < min (Xb + MCOST_NB * MCOST_X, W)) {
+      mcost_load (rw, rrow, Xn + xb0, W, jmin);
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+        lw[h] = __ldg (lrow + min (Xn + 16 * warp + g + 8 * h, W - 1));
+    }
+    const int xs = X0 + xb0 + 16 * warp;        /* right pixel of column 0, tile 0 */
+    /* tiles whose right pixels are all in the image (floor divisions by 8
+     * as arithmetic shifts). (Written as -(xs >> 3), the ceiling lost its
+     * negation in CUDA 13.0's ptxas, which folded it into a three-way
+     * maximum: wrong costs at the left edge.) */
+    int f0 = max ((7 - xs) >> 3, jmin);
+    int f1 = min (MCOST_NT - 1, (W - 8 - xs) >> 3);
+    if (f0 > f1) {
+      f0 = MCOST_NT;
+      f1 = MCOST_NT - 1;
+    }
+    for (int j = jmin; j < f0; j++)
+      mcost_tile < true > (j, a, pa[0], pa[1], bp, sbase, xs, W, cmax, t);
+#pragma unroll 4
+    for (int j = f0; j <= f1; j++)
+      mcost_tile < false > (j, a, pa[0], pa[1], bp, sbase, xs, W, cmax, t);
+    for (int j = max (f1 + 1, jmin); j < MCOST_NT; j++)
+      mcost_tile < true > (j, a, pa[0], pa[1], bp, sbase, xs, W, cmax, t);
+    __syncwarp ();
+    if (u < Sloc) {
+      const int nr = min (16, W - x0);
+      const uint8_t *src = stage + MCOST_PRE + u;
+      uint8_t *dst = cost + ((size_t) y * W + x0) * Ds + dc + u;
+      for (int r = 0; r < nr; r++, src += MCOST_S, dst += Ds)
+        *(unsigned long long *) dst = *(const unsigned long long *) src & mask;
+    }
+    __syncwarp ();              /* the stage is read before the next tile */
+  }
+#endif
+}
+
+/* the first nch chunks of 256 disparities */
+static int
+launch_mma_cost (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, int nch, uint8_t * cost, cudaStream_t s)
+{
+  /* every call: the attribute belongs to the current context */
+  CHECK (cudaFuncSetAttribute (mma_cost_kernel,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, MCOST_SMEM));
+  const int span = MCOST_NB * MCOST_X;
+  dim3 g ((p->width + span - 1) / span * nch, p->height);
+  mma_cost_kernel <<< g, MCOST_W * 32, MCOST_SMEM, s >>> (cl, cr, p->width,
+      p->num_disp, sgm_sum_stride (p->num_disp), nch, p->min_disp,
+      sgm_census_bits (p->census), cost);
+  CHECK_LAUNCH ();
+  return 0;
+}
+
 extern "C" int
-sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
+sgm_cuda_cost_volume_popc (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream)
 {
   const int nq = sgm_sum_stride (p->num_disp) / 4;
@@ -250,6 +458,51 @@ sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
       (uint32_t *) cost);
   CHECK_LAUNCH ();
   return 0;
+}
+
+static int
+compute_major (int *major)
+{
+  int dev;
+  CHECK (cudaGetDevice (&dev));
+  CHECK (cudaDeviceGetAttribute (major, cudaDevAttrComputeCapabilityMajor,
+          dev));
+  return 0;
+}
+
+extern "C" int
+sgm_cuda_cost_volume_mma (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream)
+{
+  int major = 0, err = compute_major (&major);
+  if (err)
+    return err;
+  if (major < 8)
+    return (int) cudaErrorNotSupported;
+  return launch_mma_cost (cl, cr, p, (p->num_disp + MCOST_D - 1) / MCOST_D,
+      cost, cs (stream));
+}
+
+extern "C" int
+sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream)
+{
+  /* CI_SGM_COST_POPC=1 (benchmarks) keeps the popcount kernel */
+  const char *e = getenv ("CI_SGM_COST_POPC");
+  const int popc = e && *e && atoi (e) != 0;
+  int major = 0, err = compute_major (&major);
+  if (err)
+    return err;
+  /* The tensor cores pay where each chunk of 256 disparities is at least
+   * 3/4 full (a chunk's fixed costs, the expansion and the copy-out, are
+   * those of a full one). H200, the cost volume alone, popcounts -> tensor
+   * cores: 4K, D = 256 1.25 -> 1.00 ms; 1080p, D = 512 0.66 -> 0.51, D =
+   * 256 0.33 -> 0.26, D = 192 0.26 -> 0.22, D = 128 0.17 both, D = 270 as
+   * 256 + 16: 0.36 -> 0.37, or with the 16 by popcounts: 0.55. */
+  const int D = p->num_disp, rest = D % MCOST_D;
+  if (popc || major < 8 || D < 192 || (rest > 0 && rest < 192))
+    return sgm_cuda_cost_volume_popc (cl, cr, p, cost, stream);
+  return sgm_cuda_cost_volume_mma (cl, cr, p, cost, stream);
 }
 
 /* ---------------- path aggregation ---------------- */

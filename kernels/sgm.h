@@ -37,6 +37,13 @@ int sgm_cuda_census (const uint8_t * left, size_t left_stride,
  * entries d in [D, Ds) are 0. */
 int sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream);
+/* The two kernels sgm_cuda_cost_volume chooses from (by D; before sm_80
+ * always the first): popcounts, and the tensor cores (sm_80+; otherwise
+ * cudaErrorNotSupported). Each does every D; the tests compare both. */
+int sgm_cuda_cost_volume_popc (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream);
+int sgm_cuda_cost_volume_mma (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost, ci_stream_t stream);
 /* Path @dir from the cost volume: acc = L_dir or acc += L_dir (uint16,
  * (y*W + x)*Ds + d; the entries d in [D, Ds) are kept 0). */
 int sgm_cuda_aggregate_path (const uint8_t * cost, const SgmParams * p,
