@@ -252,7 +252,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
   compare_cost (tag, "popcounts", dcost, cost, n, D);
   poison (dcost, nvs);
   const int merr = sgm_cuda_cost_volume_mma (dcl, dcr, &p, dcost, stream);
-  if (merr != (int) cudaErrorNotSupported) {   /* before sm_80 */
+  if (merr != (int) cudaErrorNotSupported) {   /* (that is: before sm_80) */
     KL (merr);
     compare_cost (tag, "tensor cores", dcost, cost, n, D);
   }
