@@ -273,6 +273,17 @@ nib_spread (uint32_t w, int sh)
   return (((w >> sh) & 0xfu) * 0x00204081u) & 0x01010101u;
 }
 
+/* The census bits lane t holds of either operand, one byte each: bits
+ * 4 t .. 4 t + 3 + 16 k for k = 0 .. 3 (the k-th register of an m16n8k32
+ * fragment pair), so that left and right use the same order */
+__device__ __forceinline__ uint4
+nib_words (uint64_t c, int t)
+{
+  const uint32_t lo = (uint32_t) c, hi = (uint32_t) (c >> 32);
+  return make_uint4 (nib_spread (lo, 4 * t), nib_spread (lo, 16 + 4 * t),
+      nib_spread (hi, 4 * t), nib_spread (hi, 16 + 4 * t));
+}
+
 /* Column tile j of the warp into its staging rows. The value of row r,
  * column c is d = 255 + r - c - 8 j (of the block's 256), in [-16, 270]. */
 template < bool EDGE > __device__ __forceinline__ void
@@ -327,11 +338,9 @@ mcost_expand (const uint64_t (&w)[NI], uint4 * bx, int jmin)
 {
 #pragma unroll
   for (int k = 0; k < NI; k++) {
-    const int i = threadIdx.x + k * MCOST_W * 32, q = i & 3;
-    const uint32_t lo = (uint32_t) w[k], hi = (uint32_t) (w[k] >> 32);
+    const int i = threadIdx.x + k * MCOST_W * 32;
     if (i >= 32 * jmin)
-      bx[i] = make_uint4 (nib_spread (lo, 4 * q), nib_spread (lo, 16 + 4 * q),
-          nib_spread (hi, 4 * q), nib_spread (hi, 16 + 4 * q));
+      bx[i] = nib_words (w[k], i & 3);
   }
 }
 
@@ -351,6 +360,7 @@ mma_cost_kernel (const uint64_t * __restrict__ cl,
    * of them share is whole in the L2 before it is written back */
   const int ch = blockIdx.x % nch;
   const int y = blockIdx.y, Xb = blockIdx.x / nch * (MCOST_NB * MCOST_X);
+  const int Xe = min (Xb + MCOST_NB * MCOST_X, W);      /* the block's end */
   const int dc = ch * MCOST_D;
   const int Dloc = min (D - dc, MCOST_D), Sloc = min (Ds - dc, MCOST_D);
   /* the first tile with a disparity below D */
@@ -373,7 +383,7 @@ mma_cost_kernel (const uint64_t * __restrict__ cl,
 #pragma unroll
   for (int h = 0; h < 2; h++)
     lw[h] = __ldg (lrow + min (Xb + 16 * warp + g + 8 * h, W - 1));
-  for (int X0 = Xb; X0 < min (Xb + MCOST_NB * MCOST_X, W); X0 += MCOST_X) {
+  for (int X0 = Xb; X0 < Xe; X0 += MCOST_X) {
     if (X0 != Xb)
       __syncthreads ();         /* every warp is done with bx */
     mcost_expand (rw, bx, jmin);
@@ -382,16 +392,16 @@ mma_cost_kernel (const uint64_t * __restrict__ cl,
     int pa[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-      const uint32_t lo = (uint32_t) lw[h], hi = (uint32_t) (lw[h] >> 32);
-      a[h][0] = 0x01010101u | nib_spread (lo, 4 * t) * 0xfeu;
-      a[h][1] = 0x01010101u | nib_spread (lo, 16 + 4 * t) * 0xfeu;
-      a[h][2] = 0x01010101u | nib_spread (hi, 4 * t) * 0xfeu;
-      a[h][3] = 0x01010101u | nib_spread (hi, 16 + 4 * t) * 0xfeu;
+      const uint4 n = nib_words (lw[h], t);
+      a[h][0] = 0x01010101u | n.x * 0xfeu;
+      a[h][1] = 0x01010101u | n.y * 0xfeu;
+      a[h][2] = 0x01010101u | n.z * 0xfeu;
+      a[h][3] = 0x01010101u | n.w * 0xfeu;
       pa[h] = __popcll (lw[h]);
     }
     __syncthreads ();
     const int Xn = X0 + MCOST_X, x0 = X0 + 16 * warp;
-    if (Xn < min (Xb + MCOST_NB * MCOST_X, W)) {
+    if (Xn < Xe) {
       mcost_load (rw, rrow, Xn + xb0, W, jmin);
 #pragma unroll
       for (int h = 0; h < 2; h++)
@@ -460,23 +470,14 @@ sgm_cuda_cost_volume_popc (const uint64_t * cl, const uint64_t * cr,
   return 0;
 }
 
-static int
-compute_major (int *major)
-{
-  int dev;
-  CHECK (cudaGetDevice (&dev));
-  CHECK (cudaDeviceGetAttribute (major, cudaDevAttrComputeCapabilityMajor,
-          dev));
-  return 0;
-}
-
 extern "C" int
 sgm_cuda_cost_volume_mma (const uint64_t * cl, const uint64_t * cr,
     const SgmParams * p, uint8_t * cost, ci_stream_t stream)
 {
-  int major = 0, err = compute_major (&major);
-  if (err)
-    return err;
+  int dev, major = 0;
+  CHECK (cudaGetDevice (&dev));
+  CHECK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev));
   if (major < 8)
     return (int) cudaErrorNotSupported;
   return launch_mma_cost (cl, cr, p, (p->num_disp + MCOST_D - 1) / MCOST_D,
@@ -490,9 +491,6 @@ sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
   /* CI_SGM_COST_POPC=1 (benchmarks) keeps the popcount kernel */
   const char *e = getenv ("CI_SGM_COST_POPC");
   const int popc = e && *e && atoi (e) != 0;
-  int major = 0, err = compute_major (&major);
-  if (err)
-    return err;
   /* The tensor cores pay where each chunk of 256 disparities is at least
    * 3/4 full (a chunk's fixed costs, the expansion and the copy-out, are
    * those of a full one). H200, the cost volume alone, popcounts -> tensor
@@ -500,9 +498,12 @@ sgm_cuda_cost_volume (const uint64_t * cl, const uint64_t * cr,
    * 256 0.33 -> 0.26, D = 192 0.26 -> 0.22, D = 128 0.17 both, D = 270 as
    * 256 + 16: 0.36 -> 0.37, or with the 16 by popcounts: 0.55. */
   const int D = p->num_disp, rest = D % MCOST_D;
-  if (popc || major < 8 || D < 192 || (rest > 0 && rest < 192))
-    return sgm_cuda_cost_volume_popc (cl, cr, p, cost, stream);
-  return sgm_cuda_cost_volume_mma (cl, cr, p, cost, stream);
+  if (!popc && D >= 192 && (rest == 0 || rest >= 192)) {
+    const int err = sgm_cuda_cost_volume_mma (cl, cr, p, cost, stream);
+    if (err != (int) cudaErrorNotSupported)     /* (that is: before sm_80) */
+      return err;
+  }
+  return sgm_cuda_cost_volume_popc (cl, cr, p, cost, stream);
 }
 
 /* ---------------- path aggregation ---------------- */
