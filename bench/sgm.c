@@ -83,6 +83,7 @@ main (int argc, char **argv)
   const int nconf = (int) (sizeof confs / sizeof confs[0]);
   float med[16], agg[16], agg1[16], mn[16];
   size_t mem[16];
+  int dd[16];
   /* CI_SGM_BENCH_CONF = i: only configuration i (for profilers) */
   const char *only = getenv ("CI_SGM_BENCH_CONF");
   for (int c = 0; c < nconf; c++) {
@@ -91,7 +92,9 @@ main (int argc, char **argv)
     const Conf *k = &confs[c];
     SgmParams p;
     sgm_params_init (&p, k->w, k->h);
-    p.num_disp = k->D;
+    /* CI_SGM_BENCH_D = n: n disparities instead (e.g. the WTA's tails) */
+    const char *dov = getenv ("CI_SGM_BENCH_D");
+    p.num_disp = dov && *dov ? atoi (dov) : k->D;
     p.paths = k->paths;
     p.lr_max_diff = 1;          /* as libSGM's default */
     const size_t img = (size_t) k->w * k->h;
@@ -128,10 +131,10 @@ main (int argc, char **argv)
     uint64_t *cl, *cr;
     uint16_t *sum;
     uint8_t *cost;
-    CK (cudaMalloc ((void **) &cost, img * sgm_sum_stride (k->D)));
+    CK (cudaMalloc ((void **) &cost, img * sgm_sum_stride (p.num_disp)));
     CK (cudaMalloc ((void **) &cl, img * 8));
     CK (cudaMalloc ((void **) &cr, img * 8));
-    CK (cudaMalloc ((void **) &sum, img * sgm_sum_stride (k->D) * 2));
+    CK (cudaMalloc ((void **) &sum, img * sgm_sum_stride (p.num_disp) * 2));
     KL (sgm_cuda_census (d, k->w, d + img, k->w, l, k->w, k->h, p.census,
             cl, cr, st));
     KL (sgm_cuda_cost_volume (cl, cr, &p, cost, st));
@@ -143,7 +146,7 @@ main (int argc, char **argv)
     /* the pipeline's u8 form: paths 1.. as uint8 volumes, then path 0
      * fused with the WTA (what sgm_cuda_compute runs when p2 allows) */
     float *tc = malloc (sizeof (float) * runs);
-    const size_t vstride = (img * sgm_sum_stride (k->D) + 255) & ~(size_t) 255;
+    const size_t vstride = (img * sgm_sum_stride (p.num_disp) + 255) & ~(size_t) 255;
     uint8_t *vols = NULL;
     int16_t *wd, *wi;
     uint32_t *wk;
@@ -153,7 +156,7 @@ main (int argc, char **argv)
     const int u8 = sgm_cuda_u8_ok (&p) && sgm_cuda_final_fits (&p, p.paths - 1);
     if (u8) {
       CK (cudaMalloc ((void **) &vols, vstride * p.paths));
-      CK (cudaMemcpy (vols, cost, img * sgm_sum_stride (k->D),
+      CK (cudaMemcpy (vols, cost, img * sgm_sum_stride (p.num_disp),
               cudaMemcpyDeviceToDevice));
     }
     for (int r = -1; r < runs; r++) {
@@ -192,7 +195,7 @@ main (int argc, char **argv)
     if (u8 && stages && *stages) {
       uint8_t *sv;
       CK (cudaMalloc ((void **) &sv, vstride * (p.paths + 1)));
-      CK (cudaMemcpy (sv, cost, img * sgm_sum_stride (k->D),
+      CK (cudaMemcpy (sv, cost, img * sgm_sum_stride (p.num_disp),
               cudaMemcpyDeviceToDevice));
       float tp[64], tq[64];
       const int nr = runs < 64 ? runs : 64;
@@ -205,7 +208,7 @@ main (int argc, char **argv)
           KL (sgm_cuda_wta_u8 (sv + vstride, p.paths, vstride, &p, wd, wi, wk,
                   st)));
       }
-      printf ("  directions alone %dx%d D=%d:", k->w, k->h, k->D);
+      printf ("  directions alone %dx%d D=%d:", k->w, k->h, p.num_disp);
       for (int dir = 0; dir < p.paths; dir++) {
         float td[64];
         for (int r = -1; r < nr; r++) {
@@ -224,7 +227,7 @@ main (int argc, char **argv)
       }
       printf ("  stages %dx%d D=%d: %d u8 passes one after another %.3f ms, "
           "WTA %.3f ms, cost volume %.3f ms (popcount kernel %.3f ms)\n",
-          k->w, k->h, k->D, p.paths, median (tp, nr), median (tq, nr),
+          k->w, k->h, p.num_disp, p.paths, median (tp, nr), median (tq, nr),
           median (tk, nr), median (tk2, nr));
       CK (cudaFree (sv));
     }
@@ -262,8 +265,9 @@ main (int argc, char **argv)
     mn[c] = t[0];               /* median () sorted t */
     agg[c] = median (ta, runs);
     mem[c] = sgm_cuda_bytes (ctx);
+    dd[c] = p.num_disp;
     printf ("%dx%d D=%d paths=%d: median %.3f ms (min %.3f), aggregation %.3f ms, %d pairs\n",
-        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c], npairs);
+        k->w, k->h, p.num_disp, k->paths, med[c], mn[c], agg[c], npairs);
     fflush (stdout);
     free (t);
     free (ta);
@@ -288,13 +292,13 @@ main (int argc, char **argv)
       continue;
     const Conf *k = &confs[c];
     char su[32] = "-", ls[32] = "-";
-    if (k->libsgm_ms > 0) {
+    if (k->libsgm_ms > 0 && dd[c] == k->D) {
       snprintf (su, sizeof su, "%.2fx", k->libsgm_ms / med[c]);
       snprintf (ls, sizeof ls, "%.2f", k->libsgm_ms);
     }
     printf ("| %dx%d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %s | %s |\n",
-        k->w, k->h, k->D, k->paths, med[c], mn[c], agg[c], agg1[c],
-        (double) k->w * k->h * k->D / (med[c] * 1e3), mem[c] / 1048576.0, ls,
+        k->w, k->h, dd[c], k->paths, med[c], mn[c], agg[c], agg1[c],
+        (double) k->w * k->h * dd[c] / (med[c] * 1e3), mem[c] / 1048576.0, ls,
         su);
   }
   return 0;
