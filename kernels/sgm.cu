@@ -2124,12 +2124,25 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
   if (a.want_right)
     keys.init ();
   static_assert (WTA_RUN * 4 == 32, "the tail takes 4 lanes per pixel");
-  const int tk = lane >> 2, td0 = 4 * (KQ * 32 + (lane & 3));
-  unsigned tv[4] = { 0xffffu, 0xffffu, 0xffffu, 0xffffu };
-  unsigned tbest = 0xffffffffu;
-  if (TAIL && xw + tk < a.W) {
+  /* TAIL: what the main loop and the fit need of pixel tk's tail, reduced
+   * over its 4 lanes before the loop so that only its best key stays in a
+   * register (tkey, on those 4 lanes); the rest waits in shared memory for
+   * lane tk after the loop: [0] min T outside tb - 1 .. tb + 1 | min T
+   * outside DT0 << 16, [1] T(tb - 1) | T(tb + 1) << 16, [2] T(DT0), where
+   * T is the tail's S (0xffff for d >= D) and tb its own winner. Before,
+   * the 4 sums stayed live through the loop and were checked per pixel
+   * (H200, 1080p, WTA alone: D = 270 1.51-1.53 -> 1.38 ms with 4 blocks
+   * per SM, which the old form could not take; D = 140 0.93 -> 0.84,
+   * D = 400 2.30 -> 2.17) */
+  constexpr int DT0 = 128 * KQ;
+  const int tk = lane >> 2;
+  unsigned tkey = 0xffffffffu;
+  __shared__ uint32_t tsum[TAIL ? WTA_WARPS : 1][TAIL ? WTA_RUN : 1][3];
+  if constexpr (TAIL) {
+    const int td0 = DT0 + 4 * (lane & 3);
     const int x = xw + tk;
-    if (td0 < a.Ds) {
+    unsigned tv[4] = { 0xffffu, 0xffffu, 0xffffu, 0xffffu };
+    if (x < a.W && td0 < a.Ds) {
       uint32_t lo, hi;
       sum_quad < NV > (vols + ((size_t) y * a.W + x) * a.Ds + td0,
           a.vstride, true, lo, hi);
@@ -2143,12 +2156,36 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
       const int d = td0 + j;
       if (d >= a.D) {
         tv[j] = 0xffffu;
-      } else {
+      } else if (x < a.W) {
         const unsigned key = (tv[j] << 11) | (unsigned) d;
-        tbest = key < tbest ? key : tbest;
+        tkey = key < tkey ? key : tkey;
         if (a.want_right)
           keys.put (x - a.min_disp - d, key);
       }
+    }
+    tkey = min (tkey, __shfl_xor_sync (FULL, tkey, 1));
+    tkey = min (tkey, __shfl_xor_sync (FULL, tkey, 2));
+    const int tb = (int) (tkey & 2047u);
+    unsigned s_own = 0xffffu, s_n0 = 0xffffu, t_l = 0, t_r = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int d = td0 + j;
+      if ((unsigned) (d - tb + 1) > 2u)
+        s_own = min (s_own, tv[j]);
+      if (d != DT0)
+        s_n0 = min (s_n0, tv[j]);
+      t_l = d == tb - 1 ? tv[j] : t_l;
+      t_r = d == tb + 1 ? tv[j] : t_r;
+    }
+    uint32_t sec = s_own | s_n0 << 16, nb = t_l | t_r << 16;
+    sec = __vminu2 (sec, __shfl_xor_sync (FULL, sec, 1));
+    sec = __vminu2 (sec, __shfl_xor_sync (FULL, sec, 2));
+    nb = __vmaxu2 (nb, __shfl_xor_sync (FULL, nb, 1));
+    nb = __vmaxu2 (nb, __shfl_xor_sync (FULL, nb, 2));
+    if ((lane & 3) == 0) {
+      tsum[warp][tk][0] = sec;
+      tsum[warp][tk][1] = nb;
+      tsum[warp][tk][2] = tv[0];        /* this lane's d0 is DT0 */
     }
   }
   uint32_t rk[FOLD ? KQ : 1][FOLD ? NM : 1];
@@ -2215,22 +2252,10 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
       }
     }
     if (TAIL && tk == k)
-      best = tbest < best ? tbest : best;
+      best = tkey < best ? tkey : best;
     best = warp_min_u (best);
     const int bd = (int) (best & 2047u);
     int second = 0xffff, sl = 0, sr = 0;
-    /* this pixel's tail: its second best candidate and S(bd -+ 1) */
-    unsigned tsec = 0xffffu, tsl = 0, tsr = 0;
-    if (TAIL && tk == k) {
-#pragma unroll
-      for (int j = 0; j < 4; j++) {
-        const int d = td0 + j;
-        if ((unsigned) (d - bd + 1) > 2u && tv[j] < tsec)
-          tsec = tv[j];
-        tsl = d == bd - 1 ? tv[j] : tsl;
-        tsr = d == bd + 1 ? tv[j] : tsr;
-      }
-    }
     if constexpr (PACK) {
       /* second best outside bd - 1 .. bd + 1 on the packed pairs: a half is
        * excluded when (d - (bd - 1)) mod 2^16 <= 2; it is then raised to
@@ -2247,8 +2272,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
         smin = __vminu2 (smin, __vmaxu2 (LO[g], __vsub2 (0u, tl)));
         smin = __vminu2 (smin, __vmaxu2 (HI[g], __vsub2 (0u, th)));
       }
-      second = (int) warp_min_u (min (min (smin & 0xffffu, smin >> 16),
-              tsec));
+      second = (int) warp_min_u (min (smin & 0xffffu, smin >> 16));
       second = second >= 0xfffd ? 0xffff : second;
       /* S(bd - 1), S(bd + 1): every lane picks the same pair and half of its
        * own sums, the owner's comes by one shuffle (used only when the fit
@@ -2256,9 +2280,8 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
       if (a.subpixel) {
         auto pick = [&](int dt) {
           const int gq = dt >> 7, j = dt & 3;
-          if (TAIL && gq >= KQ) /* warp-uniform */
-            return __shfl_sync (FULL, (int) (dt == bd - 1 ? tsl : tsr),
-                4 * k + ((dt >> 2) & 3));
+          if (TAIL && gq >= KQ) /* warp-uniform; the tail's after the loop */
+            return 0;
           uint32_t w = 0;
 #pragma unroll
           for (int g = 0; g < KQ; g++)
@@ -2283,11 +2306,6 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
           sl = d == bd - 1 ? vv : sl;
           sr = d == bd + 1 ? vv : sr;
         }
-      if (TAIL && tk == k) {
-        second = (int) tsec < second ? (int) tsec : second;
-        sl = (int) tsl > sl ? (int) tsl : sl;
-        sr = (int) tsr > sr ? (int) tsr : sr;
-      }
       second = warp_min (second);
       if (a.subpixel) {
         sl = warp_max (sl);
@@ -2305,10 +2323,28 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
   }
   {
     const int x = xw + lane;
+    /* pixel lane's minimum tail S (its 4 lanes hold its best key) */
+    const unsigned tmin = TAIL ?
+        __shfl_sync (FULL, tkey, (4 * lane) & 31) >> 11 : 0u;
+    if (TAIL)
+      __syncwarp ();            /* tsum's stores before its loads */
     if (lane < WTA_RUN && x < a.W) {
       const size_t pix = (size_t) y * a.W + x;
       const int bd = (int) (o_best & 2047u);
       const int bc = (int) (o_best >> 11);
+      if constexpr (TAIL) {
+        /* the tail's part of the second best and of S(bd -+ 1) */
+        const uint32_t sec = tsum[warp][lane][0], nb = tsum[warp][lane][1];
+        const int ts = (int) (bd >= DT0 ? sec & 0xffffu :
+            bd == DT0 - 1 ? sec >> 16 : tmin);
+        o_second = ts < o_second ? ts : o_second;
+        if (bd == DT0 - 1)
+          o_sr = (int) tsum[warp][lane][2];
+        if (bd >= DT0)
+          o_sr = (int) (nb >> 16);
+        if (bd > DT0)
+          o_sl = (int) (nb & 0xffffu);
+      }
       dint[pix] = (int16_t) bd;
       disp[pix] = (int16_t) wta_out (bd, bc, o_second, a.uniqueness,
           a.subpixel, a.min_disp, a.D,[&](int o) {
@@ -2337,7 +2373,8 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
  * 1.56 -> 1.51, D = 512 2.50 -> 2.49; 5 for one group and 4 for its tail
  * changed nothing, 4 for D <= 128 was slower (0.64 -> 0.69 ms at D = 128:
  * 56 registers instead of 48, one block less per SM), as was 4 for the
- * tail of D = 270 (1.61). The macros are for measuring. */
+ * tail of D = 270 (1.61) until the tail was reduced before the loop
+ * (then 3 -> 4: 1.45 -> 1.38 ms). The macros are for measuring. */
 #ifndef SGM_WTA_MB1
 #define SGM_WTA_MB1 0
 #endif
@@ -2348,7 +2385,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
 #define SGM_WTA_MB2 4
 #endif
 #ifndef SGM_WTA_MB2T
-#define SGM_WTA_MB2T 3
+#define SGM_WTA_MB2T 4
 #endif
 #ifndef SGM_WTA_MB3
 #define SGM_WTA_MB3 2

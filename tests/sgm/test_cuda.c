@@ -4,8 +4,9 @@
  * median, whole pipeline with pitched output, output conversion; the
  * pipeline's u8 form too (each path alone as a uint8 volume, the fused
  * last pass with its WTA) and the pipeline in both layouts.
- * num-disparities 1, 16, 64, 128, 129, 180, 200, 256, 270, 300, 333, 400,
- * 417, 470, 512, 1024 on odd sizes and odd pitches.  Outputs are poisoned
+ * num-disparities 1, 16, 64, 128, 129, 140, 180, 200, 256, 270, 300, 333,
+ * 400, 417, 470, 512, 540 .. 930, 1024 on odd sizes and odd pitches, and
+ * true disparities placed around the WTA's tails.  Outputs are poisoned
  * before every launch.
  * Exits 77 (skipped) without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -205,8 +206,10 @@ make_pair (uint8_t * l, uint8_t * r, size_t stride, int w, int h, int bpp,
   }
 }
 
+/* dsh: the true disparity's index (d - min) in row 0 (the rows add 0..4) */
 static void
-run_case (int w, int h, int D, int mind, int census, int kind, int paths)
+run_case (int w, int h, int D, int mind, int census, int kind, int paths,
+    int dsh)
 {
   SgmParams p;
   sgm_params_init (&p, w, h);
@@ -226,7 +229,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths)
       w, h, D, mind, census, kind, paths);
 
   uint8_t *L = malloc (stride * h), *R = malloc (stride * h);
-  make_pair (L, R, stride, w, h, bpp, mind + D / 3 > 0 ? mind + D / 3 : 1,
+  make_pair (L, R, stride, w, h, bpp, mind + dsh > 0 ? mind + dsh : 1,
       (uint64_t) D * 7919 + w);
   uint8_t *dL = dalloc (stride * h), *dR = dalloc (stride * h);
   CK (cudaMemcpy (dL, L, stride * h, cudaMemcpyHostToDevice));
@@ -565,7 +568,7 @@ main (int argc, char **argv)
   const int small = argc > 1 && !strcmp (argv[1], "small");
   static const struct
   {
-    int w, h, D, mind, census, kind, paths;
+    int w, h, D, mind, census, kind, paths, dsh;     /* dsh 0: D / 3 */
   } cases[] = {
     {45, 33, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {77, 31, 16, 0, SGM_CENSUS_9X7, 0, 8},
@@ -592,6 +595,13 @@ main (int argc, char **argv)
     {761, 3, 750, 0, SGM_CENSUS_SYM_9X7, 0, 8},
     {869, 3, 850, 1, SGM_CENSUS_9X7, 0, 8},
     {941, 3, 930, 0, SGM_CENSUS_9X7, 0, 8},
+    /* winners in and around the WTA's tail (after 1, 2 and 3 groups of
+     * 128): its second best and subpixel neighbours on either side */
+    {171, 9, 140, 0, SGM_CENSUS_9X7, 0, 8, 125},
+    {301, 9, 270, 0, SGM_CENSUS_9X7, 0, 8, 253},
+    {311, 9, 270, -3, SGM_CENSUS_9X7, 0, 8, 259},
+    {301, 9, 270, 0, SGM_CENSUS_9X7, 0, 8, 265},
+    {423, 5, 400, 0, SGM_CENSUS_9X7, 0, 8, 382},
     {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
   };
@@ -602,7 +612,8 @@ main (int argc, char **argv)
       h = h > 5 ? 5 : h;
     }
     run_case (w, h, cases[i].D, cases[i].mind, cases[i].census,
-        cases[i].kind, cases[i].paths);
+        cases[i].kind, cases[i].paths,
+        cases[i].dsh ? cases[i].dsh : cases[i].D / 3);
   }
   printf ("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
