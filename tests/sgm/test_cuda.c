@@ -4,10 +4,10 @@
  * median, whole pipeline with pitched output, output conversion; the
  * pipeline's u8 form too (each path alone as a uint8 volume, the fused
  * last pass with its WTA) and the pipeline in both layouts.
- * num-disparities 1, 16, 64, 128, 129, 140, 180, 200, 256, 270, 300, 333,
- * 400, 417, 470, 512, 540 .. 930, 1024 on odd sizes and odd pitches, and
- * true disparities placed around the WTA's tails.  Outputs are poisoned
- * before every launch.
+ * num-disparities 1, 16, 32, 64, 128, 129, 140, 180, 200, 256, 270, 300,
+ * 320, 333, 384, 400, 417, 448, 470, 512, 540 .. 930, 1024 on odd sizes
+ * and odd pitches, and true disparities placed around the WTA's tails.
+ * Outputs are poisoned before every launch.
  * Exits 77 (skipped) without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
@@ -595,6 +595,11 @@ main (int argc, char **argv)
     {761, 3, 750, 0, SGM_CENSUS_SYM_9X7, 0, 8},
     {869, 3, 850, 1, SGM_CENSUS_9X7, 0, 8},
     {941, 3, 930, 0, SGM_CENSUS_9X7, 0, 8},
+    /* D that fill the passes' lanes exactly (no padding masks) */
+    {97, 9, 32, 0, SGM_CENSUS_9X7, 0, 8},
+    {331, 5, 320, 0, SGM_CENSUS_9X7, 0, 8},
+    {397, 5, 384, -1, SGM_CENSUS_SYM_9X7, 0, 4},
+    {459, 3, 448, 0, SGM_CENSUS_9X7, 0, 8},
     /* winners in and around the WTA's tail (after 1, 2 and 3 groups of
      * 128): its second best and subpixel neighbours on either side */
     {171, 9, 140, 0, SGM_CENSUS_9X7, 0, 8, 125},
