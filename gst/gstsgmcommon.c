@@ -288,31 +288,83 @@ structure_layout (const GstStructure * st, GstSgmLayout fallback)
   return fallback;
 }
 
-/* Multiply (up = TRUE) or divide by 2 an int or int range field. */
+/* Whether a caps structure's stereo description is one we can read: no
+ * multiview-mode, mono, side-by-side or top-bottom, and no flipped or
+ * flopped view (right-view-first is handled by swapping the views). */
+static gboolean
+structure_stereo_ok (const GstStructure * st)
+{
+  const gchar *mode = gst_structure_get_string (st, "multiview-mode");
+  if (mode && g_strcmp0 (mode, "mono") && g_strcmp0 (mode, "side-by-side")
+      && g_strcmp0 (mode, "top-bottom"))
+    return FALSE;
+  const GValue *f = gst_structure_get_value (st, "multiview-flags");
+  if (f && GST_VALUE_HOLDS_FLAG_SET (f)) {
+    const guint flips = GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLIPPED |
+        GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLOPPED |
+        GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLIPPED |
+        GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLOPPED;
+    if (gst_value_get_flagset_flags (f) & gst_value_get_flagset_mask (f) &
+        flips)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* An int, int range or list of those multiplied (up = TRUE) or divided by
+ * 2 into out (initialised here); FALSE for other types. */
+static gboolean
+scale_value (const GValue * v, gboolean up, GValue * out)
+{
+  if (G_VALUE_HOLDS_INT (v)) {
+    gint i = g_value_get_int (v);
+    if (up) {
+      g_value_init (out, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range (out, 2 * MIN (i, G_MAXINT / 2),
+          MIN ((gint64) 2 * i + 1, G_MAXINT));
+    } else {
+      g_value_init (out, G_TYPE_INT);
+      g_value_set_int (out, MAX (i / 2, 1));
+    }
+    return TRUE;
+  }
+  if (GST_VALUE_HOLDS_INT_RANGE (v)) {
+    gint lo = gst_value_get_int_range_min (v);
+    gint hi = gst_value_get_int_range_max (v);
+    g_value_init (out, GST_TYPE_INT_RANGE);
+    if (up)
+      gst_value_set_int_range (out, 2 * MIN (lo, G_MAXINT / 2),
+          hi > G_MAXINT / 2 ? G_MAXINT : 2 * hi + 1);
+    else if (MAX (lo / 2, 1) < MAX (hi / 2, 1))
+      gst_value_set_int_range (out, MAX (lo / 2, 1), MAX (hi / 2, 1));
+    else {
+      g_value_unset (out);
+      g_value_init (out, G_TYPE_INT);
+      g_value_set_int (out, MAX (lo / 2, 1));
+    }
+    return TRUE;
+  }
+  if (GST_VALUE_HOLDS_LIST (v)) {
+    g_value_init (out, GST_TYPE_LIST);
+    for (guint i = 0; i < gst_value_list_get_size (v); i++) {
+      GValue e = G_VALUE_INIT;
+      if (scale_value (gst_value_list_get_value (v, i), up, &e))
+        gst_value_list_append_and_take_value (out, &e);
+    }
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* Scale a width or height field by 2 (see scale_value); a field of another
+ * type is left as it is. */
 static void
 scale_field (GstStructure * st, const gchar * field, gboolean up)
 {
   const GValue *v = gst_structure_get_value (st, field);
-  if (!v)
-    return;
-  if (G_VALUE_HOLDS_INT (v)) {
-    gint i = g_value_get_int (v);
-    if (up)
-      gst_structure_set (st, field, GST_TYPE_INT_RANGE, 2 * MIN (i,
-              G_MAXINT / 2), MIN ((gint64) 2 * i + 1, G_MAXINT), NULL);
-    else
-      gst_structure_set (st, field, G_TYPE_INT, MAX (i / 2, 1), NULL);
-  } else if (GST_VALUE_HOLDS_INT_RANGE (v)) {
-    gint lo = gst_value_get_int_range_min (v);
-    gint hi = gst_value_get_int_range_max (v);
-    if (up)
-      gst_structure_set (st, field, GST_TYPE_INT_RANGE,
-          2 * MIN (lo, G_MAXINT / 2), hi > G_MAXINT / 2 ? G_MAXINT : 2 * hi + 1,
-          NULL);
-    else
-      gst_structure_set (st, field, GST_TYPE_INT_RANGE, MAX (lo / 2, 1),
-          MAX (hi / 2, 1), NULL);
-  }
+  GValue out = G_VALUE_INIT;
+  if (v && scale_value (v, up, &out))
+    gst_structure_take_value (st, field, &out);
 }
 
 GstCaps *
@@ -335,6 +387,8 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     const GstStructure *in = gst_caps_get_structure (caps, i);
     if (direction == GST_PAD_SINK) {
+      if (!structure_stereo_ok (in))
+        continue;               /* other stereo modes are refused */
       GstStructure *st = gst_structure_copy (in);
       GstSgmLayout l = structure_layout (in, prop_layout);
       scale_field (st, l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "width" : "height",
@@ -388,6 +442,20 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     g->layout = GST_SGM_LAYOUT_SIDE_BY_SIDE;
   else if (mode == GST_VIDEO_MULTIVIEW_MODE_TOP_BOTTOM)
     g->layout = GST_SGM_LAYOUT_TOP_BOTTOM;
+  else if (mode != GST_VIDEO_MULTIVIEW_MODE_NONE
+      && mode != GST_VIDEO_MULTIVIEW_MODE_MONO) {
+    GST_WARNING_OBJECT (trans, "multiview-mode %s is not a stereo layout "
+        "this element reads", gst_video_multiview_mode_to_caps_string (mode));
+    return FALSE;
+  }
+  const GstVideoMultiviewFlags flags = GST_VIDEO_INFO_MULTIVIEW_FLAGS (in);
+  if (flags & (GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLIPPED |
+          GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLOPPED |
+          GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLIPPED |
+          GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLOPPED)) {
+    GST_WARNING_OBJECT (trans, "flipped or flopped views are not supported");
+    return FALSE;
+  }
 
   g->view_width = g->layout == GST_SGM_LAYOUT_SIDE_BY_SIDE ? iw / 2 : iw;
   g->view_height = g->layout == GST_SGM_LAYOUT_TOP_BOTTOM ? ih / 2 : ih;
@@ -397,6 +465,11 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     GST_WARNING_OBJECT (trans, "input %dx%d (%s) does not give the output "
         "%dx%d", iw, ih, g->layout ? "top-bottom" : "side-by-side",
         GST_VIDEO_INFO_WIDTH (out), GST_VIDEO_INFO_HEIGHT (out));
+    return FALSE;
+  }
+  if (g->view_width > SGM_MAX_VIEW || g->view_height > SGM_MAX_VIEW) {
+    GST_WARNING_OBJECT (trans, "views of %dx%d: at most %d pixels each way",
+        g->view_width, g->view_height, SGM_MAX_VIEW);
     return FALSE;
   }
 
@@ -414,9 +487,17 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     g->luma.g = GST_VIDEO_FORMAT_INFO_POFFSET (fi, GST_VIDEO_COMP_G);
     g->luma.b = GST_VIDEO_FORMAT_INFO_POFFSET (fi, GST_VIDEO_COMP_B);
   }
-  g->right_rows = g->layout == GST_SGM_LAYOUT_TOP_BOTTOM ? g->view_height : 0;
-  g->right_bytes = g->layout == GST_SGM_LAYOUT_SIDE_BY_SIDE ?
+  /* where the second view starts */
+  const gint rows2 = g->layout == GST_SGM_LAYOUT_TOP_BOTTOM ?
+      g->view_height : 0;
+  const gsize bytes2 = g->layout == GST_SGM_LAYOUT_SIDE_BY_SIDE ?
       (gsize) g->view_width * pstride : 0;
+  const gboolean swap = (flags & GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_VIEW_FIRST)
+      != 0;
+  g->left_rows = swap ? rows2 : 0;
+  g->left_bytes = swap ? bytes2 : 0;
+  g->right_rows = swap ? 0 : rows2;
+  g->right_bytes = swap ? 0 : bytes2;
 
   const GstVideoFormatInfo *fo = out->finfo;
   memset (&g->out, 0, sizeof g->out);

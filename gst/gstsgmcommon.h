@@ -60,10 +60,11 @@ typedef struct
   gint view_width, view_height;
   GstSgmLayout layout;
   SgmLuma luma;
-  /* the right view starts right_rows rows and right_bytes bytes after the
-   * left one (rows: the frame's own stride, known per buffer) */
-  gint right_rows;
-  gsize right_bytes;
+  /* each view starts *_rows rows and *_bytes bytes into plane 0 (rows:
+   * the frame's own stride, known per buffer); the left one is second
+   * when the caps say right-view-first */
+  gint left_rows, right_rows;
+  gsize left_bytes, right_bytes;
   SgmOutFormat out;
 } GstSgmGeometry;
 

@@ -26,6 +26,8 @@
 #include "cicuda.h"
 
 #define SGM_MAX_DISP 1024
+/* the largest view width or height (sgm_params_valid) */
+#define SGM_MAX_VIEW 32767
 #define SGM_MIN_MIN_DISP (-1024)
 #define SGM_MAX_MIN_DISP 1023
 #define SGM_MAX_P 2000
@@ -92,7 +94,8 @@ typedef struct
 CI_HD int
 sgm_params_valid (const SgmParams * p)
 {
-  if (p->width < 1 || p->height < 1 || p->width > 32767 || p->height > 32767)
+  if (p->width < 1 || p->height < 1 || p->width > SGM_MAX_VIEW
+      || p->height > SGM_MAX_VIEW)
     return -1;
   if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP)
     return -1;

@@ -73,11 +73,32 @@ fill_pair (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh,
     }
 }
 
+/* Exchange the two views of a frame made by fill_pair. */
+static void
+swap_views (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh)
+{
+  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (f, 0);
+  const gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, 0);
+  const gsize row = (gsize) vw * GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0);
+  guint8 *tmp = g_malloc (row);
+  for (gint y = 0; y < vh; y++) {
+    guint8 *a = d + y * stride;
+    guint8 *b = top_bottom ? d + (y + vh) * stride : a + row;
+    memcpy (tmp, a, row);
+    memcpy (a, b, row);
+    memcpy (b, tmp, row);
+  }
+  g_free (tmp);
+}
+
 /* TRUE: run FACTORY between cudaupload and cudadownload (CUDA memory). */
 static gboolean use_cuda_memory = FALSE;
 /* > 0: input rows this many bytes longer than the caps' stride (video meta),
  * single-plane formats only */
 static gint extra_stride = 0;
+/* TRUE: the frame holds the right view first and its caps say so
+ * (multiview-flags right-view-first; with by_caps only) */
+static gboolean right_first = FALSE;
 
 /* Element settings a frame is checked against. */
 typedef struct
@@ -118,8 +139,10 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   const gint nd = k->nd, mind = k->mind;
   gint fw = top_bottom ? vw : 2 * vw, fh = top_bottom ? 2 * vh : vh;
   gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1%s", infmt, fw, fh, by_caps ? (top_bottom ?
-          ",multiview-mode=top-bottom" : ",multiview-mode=side-by-side") : "");
+      "framerate=30/1%s%s", infmt, fw, fh, by_caps ? (top_bottom ?
+          ",multiview-mode=top-bottom" : ",multiview-mode=side-by-side") : "",
+      by_caps && right_first ?
+      ",multiview-flags=(GstVideoMultiviewFlagsSet)1:ffffffff" : "");
   gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=30/1", outfmt, vw, vh);
   gst_harness_set_src_caps_str (h, in_caps);
@@ -141,6 +164,8 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   GstVideoFrame fi;
   fail_unless (gst_video_frame_map (&fi, &in_info, in, GST_MAP_WRITE));
   fill_pair (&fi, top_bottom, vw, vh, 3 + mind, (guint64) vw * 131 + nd);
+  if (right_first)
+    swap_views (&fi, top_bottom, vw, vh);
   gst_video_frame_unmap (&fi);
 
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -166,9 +191,11 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   SgmLuma l = luma_for (infmt);
   gsize bpp = l.kind == SGM_LUMA_GRAY16 ? 2 : l.kind == SGM_LUMA_RGB ?
       (gsize) l.pixel_stride : 1;
-  const guint8 *right = top_bottom ? base + vh * stride : base + vw * bpp;
+  const guint8 *second = top_bottom ? base + vh * stride : base + vw * bpp;
+  const guint8 *left = right_first ? second : base;
+  const guint8 *right = right_first ? base : second;
   int16_t *disp = g_new (int16_t, vw * vh);
-  fail_unless_equals_int (sgm_ref_compute (&p, base, stride, right, stride, l,
+  fail_unless_equals_int (sgm_ref_compute (&p, left, stride, right, stride, l,
           disp), 0);
   SgmOutFormat of = out_for (outfmt);
   gsize row = (gsize) vw * sgm_out_bytes (of);
@@ -392,6 +419,102 @@ GST_START_TEST (test_ranges)
 GST_END_TEST;
 
 
+/* multiview-flags right-view-first: the views are read the other way
+ * round (side by side and top-bottom) */
+GST_START_TEST (test_right_view_first)
+{
+  right_first = TRUE;
+  check_one ("GRAY8", "GRAY16_LE", FALSE, TRUE, 45, 23, 32, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  check_one ("RGB", "GRAY8", TRUE, TRUE, 37, 19, 16, -1, 1, 4,
+      SGM_CENSUS_9X7);
+  right_first = FALSE;
+}
+GST_END_TEST;
+
+/* Stereo descriptions the element cannot read fail negotiation: other
+ * multiview modes, flipped or flopped views. */
+GST_START_TEST (test_stereo_modes_refused)
+{
+  static const gchar *extra[] = {
+    ",multiview-mode=row-interleaved",
+    ",multiview-mode=checkerboard",
+    ",multiview-mode=frame-by-frame",
+    ",multiview-mode=side-by-side,"
+        "multiview-flags=(GstVideoMultiviewFlagsSet)2:ffffffff",
+    ",multiview-mode=top-bottom,"
+        "multiview-flags=(GstVideoMultiviewFlagsSet)10:ffffffff",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (extra); i++) {
+    GstElement *sgm;
+    GstHarness *h = new_harness (&sgm);
+    gst_object_unref (sgm);
+    gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=64,"
+        "height=32,framerate=30/1%s", extra[i]);
+    gst_harness_set_src_caps_str (h, caps);
+    GstBuffer *buf = gst_buffer_new_and_alloc (64 * 32);
+    gst_buffer_memset (buf, 0, 0x40, 64 * 32);
+    fail_unless_equals_int (gst_harness_push (h, buf),
+        GST_FLOW_NOT_NEGOTIATED);
+    g_free (caps);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+/* A view wider than SGM_MAX_VIEW fails negotiation (not the first frame) */
+GST_START_TEST (test_huge_view_refused)
+{
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  gst_object_unref (sgm);
+  const gint w = 2 * (SGM_MAX_VIEW + 1);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=2,framerate=30/1", w);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) w * 2);
+  gst_buffer_memset (buf, 0, 0x40, (gsize) w * 2);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+  g_free (caps);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Downstream caps with lists of sizes: the views' list is scaled to the
+ * frames' (one size of it fits) */
+GST_START_TEST (test_size_lists)
+{
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  g_object_set (sgm, "num-disparities", 16, NULL);
+  gst_object_unref (sgm);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY16_LE,"
+      "width={ 40, 320 },height={ 24, 480 }");
+  /* what upstream asks before it picks caps */
+  GstCaps *in = gst_caps_from_string ("video/x-raw,format=GRAY8,width=80,"
+      "height=24,framerate=30/1");
+  fail_unless (gst_pad_peer_query_accept_caps (h->srcpad, in));
+  GstCaps *can = gst_pad_peer_query_caps (h->srcpad, NULL);
+  fail_unless (gst_caps_can_intersect (can, in));
+  gst_caps_unref (can);
+  gst_caps_unref (in);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=80,"
+      "height=24,framerate=30/1");
+  GstBuffer *buf = gst_buffer_new_and_alloc (80 * 24);
+  gst_buffer_memset (buf, 0, 0x40, 80 * 24);
+  GstBuffer *out = gst_harness_push_and_pull (h, buf);
+  fail_unless (out != NULL);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, oc));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 40);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 24);
+  gst_caps_unref (oc);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "GRAY8", NULL);
@@ -410,4 +533,8 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_right_view_first);
+  tcase_add_test (tc, test_stereo_modes_refused);
+  tcase_add_test (tc, test_size_lists);
+  tcase_add_test (tc, test_huge_view_refused);
 }
