@@ -277,9 +277,13 @@ gst_cuda_imaging_filter_set_property (GObject * object, guint prop_id,
       GstCudaContext *drop = NULL;
       GST_OBJECT_LOCK (object);
       /* a context made (or received from a neighbour) for another device
-       * is dropped, so that the next caps make one on this device; with
-       * caps set the property is not writable (MUTABLE_READY) */
-      if (id >= 0 && priv->context && !priv->have_info) {
+       * is dropped, so that the next caps make one on this device; only in
+       * NULL or READY (MUTABLE_READY), when no streaming thread can be
+       * using it: later the new id takes effect at the next start */
+      const gboolean idle = GST_STATE (object) <= GST_STATE_READY
+          && GST_STATE_PENDING (object) <= GST_STATE_READY;
+      const gboolean later = !idle && id != priv->device_id;
+      if (idle && id >= 0 && priv->context && !priv->have_info) {
         guint dev = 0;
         g_object_get (priv->context, "cuda-device-id", &dev, NULL);
         if ((gint) dev != id) {
@@ -290,6 +294,9 @@ gst_cuda_imaging_filter_set_property (GObject * object, guint prop_id,
       priv->device_id = id;
       GST_OBJECT_UNLOCK (object);
       gst_clear_object (&drop);
+      if (later)
+        GST_WARNING_OBJECT (object, "cuda-device-id %d takes effect when the "
+            "element next goes from NULL to READY", id);
       break;
     }
     default:
