@@ -89,7 +89,9 @@ static gboolean
 gst_cuda_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaTonemap *self = GST_CUDA_TONEMAP (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  /* after a seek or a new stream the history is another part's */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
+      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     self->need_reset = TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_tonemap_parent_class)->sink_event
       (trans, event);
@@ -149,8 +151,11 @@ gst_cuda_tonemap_process (GstCudaImagingFilter * filter,
     gfloat meta;
     CiTmConfig cfg;
     if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
-            NULL, in->info, out->info, &cfg, &meta))
-      return 1;                 /* cudaErrorInvalidValue */
+            NULL, in->info, out->info, &cfg, &meta)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+          ("the changed settings do not fit the negotiated formats"));
+      return GST_CUDA_IMAGING_ERROR_POSTED;
+    }
     cfg.source_peak = self->cfg.source_peak;
     self->cfg = cfg;
     self->layout_serial = ls;

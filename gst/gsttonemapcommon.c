@@ -284,8 +284,9 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
       g_free (c);
       c = gst_tonemap_out_colorimetry (FALSE);
       gst_structure_set_value (y, "format", &yuv);
+      /* each 2x2 block's chroma is its mean: sited at the block's centre */
       gst_structure_set (y, "colorimetry", G_TYPE_STRING, c, "chroma-site",
-          G_TYPE_STRING, "mpeg2", NULL);
+          G_TYPE_STRING, "jpeg", NULL);
       g_free (c);
       ret = gst_caps_merge_structure (ret, s);
       ret = gst_caps_merge_structure (ret, y);
@@ -322,7 +323,7 @@ gst_tonemap_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
           (fi));
       gst_structure_set (s, "colorimetry", G_TYPE_STRING, str, NULL);
       if (!GST_VIDEO_FORMAT_INFO_IS_RGB (fi))
-        gst_structure_set (s, "chroma-site", G_TYPE_STRING, "mpeg2", NULL);
+        gst_structure_set (s, "chroma-site", G_TYPE_STRING, "jpeg", NULL);
       g_free (str);
     }
   }
@@ -413,7 +414,21 @@ gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
     GstCaps * incaps, const GstVideoInfo * in_info,
     const GstVideoInfo * out_info, CiTmConfig * cfg, gfloat * meta_peak_out)
 {
-  const GstVideoColorimetry *c = &in_info->colorimetry;
+  /* caps without colorimetry: gst_video_info_from_caps () fills in SDR
+   * defaults (sRGB / BT.709), but an HDR source that does not say (a raw
+   * parser, a capsfilter) is far more likely HDR10: unknown, as the docs
+   * say auto treats it (PQ, BT.2020 primaries and matrix) */
+  GstVideoColorimetry cu = in_info->colorimetry;
+  if (incaps)                   /* NULL: the caps seen last */
+    s->caps_colorimetry_unknown = gst_caps_get_size (incaps) > 0
+        && !gst_structure_has_field (gst_caps_get_structure (incaps, 0),
+        "colorimetry");
+  if (s->caps_colorimetry_unknown) {
+    cu.transfer = GST_VIDEO_TRANSFER_UNKNOWN;
+    cu.primaries = GST_VIDEO_COLOR_PRIMARIES_UNKNOWN;
+    cu.matrix = GST_VIDEO_COLOR_MATRIX_UNKNOWN;
+  }
+  const GstVideoColorimetry *c = &cu;
   GstVideoMasteringDisplayInfo mdi;
   GstVideoContentLightLevel cll;
   CiTmInFormat fi;

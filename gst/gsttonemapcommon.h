@@ -39,6 +39,9 @@ typedef struct
   guint smoothing;
   gfloat scene_threshold;
   guint runtime_serial, layout_serial;
+  /* not a property: the negotiated caps had no colorimetry (streaming
+   * thread only; see gst_tonemap_config_from_caps) */
+  gboolean caps_colorimetry_unknown;
 } GstTonemapSettings;
 
 void gst_tonemap_settings_init (GstTonemapSettings * s);

@@ -85,9 +85,13 @@ push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
   fail_unless_equals_int (oinfo.colorimetry.transfer, GST_VIDEO_TRANSFER_BT709);
   fail_unless_equals_int (oinfo.colorimetry.primaries,
       GST_VIDEO_COLOR_PRIMARIES_BT709);
-  if (!GST_VIDEO_INFO_IS_RGB (&oinfo))
+  if (!GST_VIDEO_INFO_IS_RGB (&oinfo)) {
     fail_unless (gst_video_colorimetry_matches (&oinfo.colorimetry,
             GST_VIDEO_COLORIMETRY_BT709));
+    /* the chroma of a 2x2 block is its mean */
+    fail_unless_equals_int (GST_VIDEO_INFO_CHROMA_SITE (&oinfo),
+        GST_VIDEO_CHROMA_SITE_JPEG);
+  }
   CiTmInPlanes ip;
   CiTmOutPlanes op;
   tm_frame_in_planes (rin, &ip);
@@ -315,6 +319,75 @@ GST_START_TEST (test_interlaced_refused)
 }
 GST_END_TEST;
 
+/* P010 caps without colorimetry are HDR10 for input-transfer=auto (PQ,
+ * BT.2020), also after a setting that re-derives the configuration
+ * (bins) changes while playing */
+GST_START_TEST (test_no_colorimetry)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 4, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  for (int step = 0; step < 2; step++) {
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.smoothing = 4;
+    cfg.bins = step ? 512 : 1024;
+    if (step)
+      g_object_set (h->element, "bins", 512, NULL);
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    for (int fr = 0; fr < 2; fr++) {
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
+          60 + 2 * step + fr, ref, rout);
+      fail_unless (d <= TOLERANCE, "step %d frame %d: max diff %d", step, fr,
+          d);
+    }
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A stream-start (the next stream of a gapless or concat playlist) starts
+ * the temporal statistics afresh, like a flush */
+GST_START_TEST (test_stream_start_resets)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 8, "scene-threshold", 1.0, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  for (int part = 0; part < 2; part++) {
+    if (part) {
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_stream_start ("second")));
+      GstSegment seg;
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    }
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.smoothing = 8;
+    cfg.scene_threshold = 1.0f;
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    for (int fr = 0; fr < 3; fr++) {
+      /* a different scene in each part (seed), no cut detection */
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
+          part ? 900 + fr : 70 + fr, ref, rout);
+      fail_unless (d <= TOLERANCE, "part %d frame %d: max diff %d", part, fr,
+          d);
+    }
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -326,4 +399,6 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_reconfigure_keeps_state);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_no_colorimetry);
+  tcase_add_test (tc, test_stream_start_resets);
 }
