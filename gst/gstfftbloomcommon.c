@@ -393,15 +393,20 @@ gst_fftbloom_prepare (GstElement * element, GstFftBloomSettings * s,
   GST_DEBUG_OBJECT (element, "new kernel %dx%d x%d, centre (%d,%d), scale 1/%d",
       (*kernel)->width, (*kernel)->height, (*kernel)->channels, (*kernel)->cx,
       (*kernel)->cy, *scale);
-  s->built_serial = serial;
-  s->built_width = width;
-  s->built_height = height;
+  /* recorded as built only once installed: if installing fails, the next
+   * frame builds it again instead of keeping the older kernel */
+  s->pending_serial = serial;
+  s->pending_width = width;
+  s->pending_height = height;
   return TRUE;
 }
 
 void
 gst_fftbloom_kernel_installed (GstFftBloomSettings * s)
 {
+  s->built_serial = s->pending_serial;
+  s->built_width = s->pending_width;
+  s->built_height = s->pending_height;
   s->built = TRUE;
 }
 

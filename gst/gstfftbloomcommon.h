@@ -35,6 +35,9 @@ typedef struct
   guint built_serial;
   gint built_width, built_height;
   gboolean built;
+  /* what the kernel handed out last was made for, until it is installed */
+  guint pending_serial;
+  gint pending_width, pending_height;
 } GstFftBloomSettings;
 
 void gst_fftbloom_settings_init (GstFftBloomSettings * s);
