@@ -738,6 +738,11 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       in.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
       continue;
     }
+    if (klass->in_planes_read && !(klass->in_planes_read & (1u << p))) {
+      in.data[p] = NULL;
+      in.stride[p] = 0;
+      continue;
+    }
     Staging *st = &priv->in_stage;
     guint8 *host = st->host + st->host_offset[p];
     copy_rows (host, st->row_bytes[p], GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),

@@ -77,6 +77,9 @@ struct _GstCudaImagingFilterClass
   void (*release) (GstCudaImagingFilter * self);
   GstCaps *(*transform_raw_caps) (GstCudaImagingFilter * self,
       GstPadDirection direction, GstCaps * caps);
+  /* bit p set: process() reads input plane p; 0 (the default): all. From
+   * system memory only those planes are uploaded. */
+  guint in_planes_read;
 
   gpointer _reserved[GST_PADDING];
 };
