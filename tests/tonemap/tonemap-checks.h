@@ -282,16 +282,27 @@ GST_START_TEST (test_live_changes)
 
 GST_END_TEST;
 
+/* A harness taking 96x54 P010 (@colorimetry: a caps field or "") to BGRx
+ * with @smoothing frames */
+static GstHarness *
+p010_bgrx_harness (guint smoothing, const gchar * colorimetry)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", smoothing, NULL);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+      "height=%d,framerate=30/1%s", W, H, colorimetry);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  return h;
+}
+
 /* A reconfigure with unchanged caps (basetransform calls set_caps again)
  * must not restart the temporal statistics: the frames after it equal a
  * reference that ran on without a break. */
 GST_START_TEST (test_reconfigure_keeps_state)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
-  g_object_set (h->element, "smoothing", 8, NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
-      "height=54,framerate=30/1,colorimetry=bt2100-pq");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
   CiTmConfig cfg;
   tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
   cfg.smoothing = 8;
@@ -324,11 +335,7 @@ GST_END_TEST;
  * (bins) changes while playing */
 GST_START_TEST (test_no_colorimetry)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
-  g_object_set (h->element, "smoothing", 4, NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
-      "height=54,framerate=30/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  GstHarness *h = p010_bgrx_harness (4, "");
   for (int step = 0; step < 2; step++) {
     CiTmConfig cfg;
     tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
@@ -355,11 +362,8 @@ GST_END_TEST;
  * the temporal statistics afresh, like a flush */
 GST_START_TEST (test_stream_start_resets)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
-  g_object_set (h->element, "smoothing", 8, "scene-threshold", 1.0, NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
-      "height=54,framerate=30/1,colorimetry=bt2100-pq");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
+  g_object_set (h->element, "scene-threshold", 1.0, NULL);
   for (int part = 0; part < 2; part++) {
     if (part) {
       fail_unless (gst_harness_push_event (h,
