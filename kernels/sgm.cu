@@ -35,6 +35,7 @@
 #include "sgm.h"
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <type_traits>
 
 #define FULL 0xffffffffu
 #define BIG 0x7fff              /* > any L + p1 + p2; never a real value */
@@ -1793,8 +1794,7 @@ agg3_kernel_mb (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   agg3_body < KP, FINAL, G, FD > (vols, out, disp, dint, right_key, a3);
 }
 
-/* FD: D = 2 KP G exactly (no padding disparities; see agg3_body) */
-template < int KP, bool FINAL, int G = 32, bool FD = false > static int
+template < int KP, bool FINAL, int G = 32 > static int
 launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
     int16_t * dint, uint32_t * right_key, const Agg3Args & a3, cudaStream_t s)
 {
@@ -1802,16 +1802,20 @@ launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
   constexpr int LPB = NW * (32 / G);    /* lines per block */
   const int blocks = (a3.g.nlines + LPB - 1) / LPB;
   const size_t smem = agg3_smem < KP, FINAL, G > (a3);
-  static_assert (!FD || !FINAL, "the full form is for passes");
-  if (FD && a3.g.D != 2 * KP * G)
-    return (int) cudaErrorInvalidValue;
   constexpr int MB = agg3_minb < KP, FINAL, G > ();
-  const auto kernel = [] {
+  /* FD (passes only): D = 2 KP G fills the lanes exactly and takes the
+   * form without padding masks (agg3_body): about 2 instructions fewer per
+   * pair and step (H200, 8 passes one after another: 1080p D = 256 3.04 ->
+   * 2.88 ms, 4K 10.32 -> 9.97; pipeline 720p 1.08 -> 1.04, 1080p D = 128
+   * 2.27 -> 2.21, D = 64 1.59 -> 1.54) */
+  const auto pick = [](auto fd) {
     if constexpr (MB > 0)
-      return agg3_kernel_mb < KP, FINAL, G, FD, MB >;
+      return agg3_kernel_mb < KP, FINAL, G, decltype (fd)::value, MB >;
     else
-      return agg3_kernel < KP, FINAL, G, FD >;
-  }();
+      return agg3_kernel < KP, FINAL, G, decltype (fd)::value >;
+  };
+  const auto kernel = !FINAL && a3.g.D == 2 * KP * G ?
+      pick (std::bool_constant < !FINAL > ()) : pick (std::false_type ());
   if (smem > 48 * 1024)
     CHECK (cudaFuncSetAttribute (kernel,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
@@ -1869,30 +1873,22 @@ sgm_cuda_aggregate_path_u8 (const uint8_t * cost, const SgmParams * p,
    * D = 256: no difference. (One pass at a time, they did not.) */
   /* D <= 32: 8 lanes of 4 disparities (4 lines per warp, whole 4-byte
    * pieces) rather than 32 lanes of 2 or 4 */
-  /* D = 32, 64, 128 and 256 fill their lanes exactly and take the form
-   * without padding masks: about 2 instructions fewer per pair and step
-   * (H200, 8 passes one after another: 1080p D = 256 3.04 -> 2.88 ms, 4K
-   * 10.32 -> 9.97; pipeline 720p 1.08 -> 1.04, 1080p D = 128 2.27 ->
-   * 2.21, D = 64 1.59 -> 1.54) */
-  const int D = a3.g.D;
-#define AGG3(KP, G) (D == 2 * KP * G ? \
-    launch_agg3 < KP, false, G, true > (cost, out, NULL, NULL, NULL, a3, \
-        cs (stream)) : \
-    launch_agg3 < KP, false, G > (cost, out, NULL, NULL, NULL, a3, \
-        cs (stream)))
-  if (D <= 32)
-    return AGG3 (2, 8);
-  if (D <= 64)
-    return AGG3 (4, 8);
-  if (D <= 128)
-    return AGG3 (4, 16);
+  if (a3.g.D <= 32)
+    return launch_agg3 < 2, false, 8 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
+  if (a3.g.D <= 64)
+    return launch_agg3 < 4, false, 8 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
+  if (a3.g.D <= 128)
+    return launch_agg3 < 4, false, 16 > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
   /* D = 129..256: 32 lanes of 8 disparities, one 8-byte piece each.
    * (aggil_kernel's 4- and 2-byte pieces, 6 per lane, at D = 129..192:
    * H200, 1080p, D = 192, 8 passes one after another 3.15 -> 2.88 ms,
    * but the pipeline 3.63 -> 3.74; not used.) */
-  if (D <= 256)
-    return AGG3 (4, 32);
-#undef AGG3
+  if (a3.g.D <= 256)
+    return launch_agg3 < 4, false > (cost, out, NULL, NULL, NULL, a3,
+        cs (stream));
   return launch_aggil_d (cost, out, a3.g, cs (stream));
 }
 
