@@ -97,11 +97,10 @@ gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   SgmParams p;
   gst_sgm_params (G_OBJECT (self), &self->settings, g, &p);
 
-  const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (in, 0);
   const gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, 0);
   int16_t *disp = g_try_malloc ((gsize) p.width * p.height * sizeof *disp);
-  const guint8 *left = base + (gsize) g->left_rows * stride + g->left_bytes;
-  const guint8 *right = base + (gsize) g->right_rows * stride + g->right_bytes;
+  const guint8 *left, *right;
+  gst_sgm_views (g, GST_VIDEO_FRAME_PLANE_DATA (in, 0), stride, &left, &right);
   if (!disp || sgm_ref_compute (&p, left, stride, right, stride, g->luma,
           disp) != 0) {
     g_free (disp);

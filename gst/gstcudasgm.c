@@ -136,10 +136,8 @@ gst_cuda_sgm_process (GstCudaImagingFilter * filter,
   SgmParams p;
   gst_sgm_params (G_OBJECT (self), &self->settings, g, &p);
   /* the device pitch is the frame's own (staging or upstream pool) */
-  const guint8 *left = in->data[0] + (gsize) g->left_rows * in->stride[0] +
-      g->left_bytes;
-  const guint8 *right = in->data[0] + (gsize) g->right_rows * in->stride[0] +
-      g->right_bytes;
+  const guint8 *left, *right;
+  gst_sgm_views (g, in->data[0], in->stride[0], &left, &right);
   return sgm_cuda_compute_output (self->sgm, &p, left, in->stride[0],
       right, in->stride[0], g->luma, out->data[0], out->stride[0], g->out,
       stream);

@@ -288,6 +288,12 @@ structure_layout (const GstStructure * st, GstSgmLayout fallback)
   return fallback;
 }
 
+/* views we cannot read: flipped or flopped */
+#define STEREO_FLIPS (GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLIPPED | \
+    GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLOPPED | \
+    GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLIPPED | \
+    GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLOPPED)
+
 /* Whether a caps structure's stereo description is one we can read: no
  * multiview-mode, mono, side-by-side or top-bottom, and no flipped or
  * flopped view (right-view-first is handled by swapping the views). */
@@ -299,15 +305,10 @@ structure_stereo_ok (const GstStructure * st)
       && g_strcmp0 (mode, "top-bottom"))
     return FALSE;
   const GValue *f = gst_structure_get_value (st, "multiview-flags");
-  if (f && GST_VALUE_HOLDS_FLAG_SET (f)) {
-    const guint flips = GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLIPPED |
-        GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLOPPED |
-        GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLIPPED |
-        GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLOPPED;
-    if (gst_value_get_flagset_flags (f) & gst_value_get_flagset_mask (f) &
-        flips)
-      return FALSE;
-  }
+  if (f && GST_VALUE_HOLDS_FLAG_SET (f)
+      && (gst_value_get_flagset_flags (f) & gst_value_get_flagset_mask (f) &
+          STEREO_FLIPS))
+    return FALSE;
   return TRUE;
 }
 
@@ -449,10 +450,7 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     return FALSE;
   }
   const GstVideoMultiviewFlags flags = GST_VIDEO_INFO_MULTIVIEW_FLAGS (in);
-  if (flags & (GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLIPPED |
-          GST_VIDEO_MULTIVIEW_FLAGS_LEFT_FLOPPED |
-          GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLIPPED |
-          GST_VIDEO_MULTIVIEW_FLAGS_RIGHT_FLOPPED)) {
+  if (flags & STEREO_FLIPS) {
     GST_WARNING_OBJECT (trans, "flipped or flopped views are not supported");
     return FALSE;
   }

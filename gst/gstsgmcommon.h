@@ -68,6 +68,15 @@ typedef struct
   SgmOutFormat out;
 } GstSgmGeometry;
 
+/* The two views in plane 0 of a frame at @base, rows @stride bytes apart. */
+static inline void
+gst_sgm_views (const GstSgmGeometry * g, const guint8 * base, gsize stride,
+    const guint8 ** left, const guint8 ** right)
+{
+  *left = base + (gsize) g->left_rows * stride + g->left_bytes;
+  *right = base + (gsize) g->right_rows * stride + g->right_bytes;
+}
+
 /* From negotiated caps; FALSE (with a debug message) if they do not fit. */
 gboolean gst_sgm_geometry_from_info (GstBaseTransform * trans,
     const GstSgmSettings * s, const GstVideoInfo * in,

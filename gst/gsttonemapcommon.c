@@ -18,6 +18,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_tonemap_common_debug);
 #define GST_CAT_DEFAULT gst_tonemap_common_debug
 
+/* each 2x2 block's chroma is its mean: sited at the block's centre */
+#define OUT_CHROMA_SITE "jpeg"
+
 #define DEFAULT_OPERATOR CI_TM_OP_HISTOGRAM
 #define DEFAULT_BINS 1024
 #define DEFAULT_TARGET_PEAK 100.0f
@@ -284,9 +287,8 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
       g_free (c);
       c = gst_tonemap_out_colorimetry (FALSE);
       gst_structure_set_value (y, "format", &yuv);
-      /* each 2x2 block's chroma is its mean: sited at the block's centre */
       gst_structure_set (y, "colorimetry", G_TYPE_STRING, c, "chroma-site",
-          G_TYPE_STRING, "jpeg", NULL);
+          G_TYPE_STRING, OUT_CHROMA_SITE, NULL);
       g_free (c);
       ret = gst_caps_merge_structure (ret, s);
       ret = gst_caps_merge_structure (ret, y);
@@ -323,7 +325,8 @@ gst_tonemap_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
           (fi));
       gst_structure_set (s, "colorimetry", G_TYPE_STRING, str, NULL);
       if (!GST_VIDEO_FORMAT_INFO_IS_RGB (fi))
-        gst_structure_set (s, "chroma-site", G_TYPE_STRING, "jpeg", NULL);
+        gst_structure_set (s, "chroma-site", G_TYPE_STRING, OUT_CHROMA_SITE,
+            NULL);
       g_free (str);
     }
   }
