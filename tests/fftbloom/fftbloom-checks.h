@@ -11,6 +11,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +256,56 @@ GST_START_TEST (test_properties_while_playing)
 }
 GST_END_TEST;
 
+/* Properties bound to control sources take their values at each buffer's
+ * stream time (GST_PARAM_CONTROLLABLE), a kernel-shaping one included:
+ * frames at 0 s and 1 s must match the reference with each second's
+ * intensity and spike angle. */
+GST_START_TEST (test_controller)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 48, 33, FALSE);
+  Setup s;
+  setup_defaults (&s);
+  s.glare.spike_count = 4;
+  s.glare.spike_strength = 0.5f;
+  GstHarness *h = harness_for (&info);
+  g_object_set (h->element, "spike-count", 4, "spike-strength", 0.5f, NULL);
+  const gchar *names[] = { "intensity", "spike-angle" };
+  const float val[2][2] = { {2.0f, 0.5f}, {0.0f, 30.0f} };
+  GstControlSource *cs[2];
+  for (int p = 0; p < 2; p++) {
+    cs[p] = gst_interpolation_control_source_new ();
+    g_object_set (cs[p], "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+    fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+            gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+                names[p], cs[p])));
+    for (int i = 0; i < 2; i++)
+      gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
+          (cs[p]), i * GST_SECOND, val[p][i]);
+  }
+  for (int i = 0; i < 2; i++) {
+    s.p.intensity = val[0][i];
+    s.glare.spike_angle = val[1][i];
+    GstBuffer *in = make_frame (&info, 5);
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    gchar *what = g_strdup_printf ("controlled: intensity %g, spike-angle %g",
+        val[0][i], val[1][i]);
+    check_against_reference (&info, in, out, &s, TOL, what);
+    g_free (what);
+    gfloat got;
+    g_object_get (h->element, "spike-angle", &got, NULL);
+    fail_unless (got == val[1][i]);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  gst_object_unref (cs[0]);
+  gst_object_unref (cs[1]);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static gchar *
 write_kernel_png (void)
 {
@@ -349,6 +401,7 @@ fftbloom_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
   tcase_add_test (tc, test_interlaced_refused);

@@ -5,6 +5,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include "citest.h"
 #include "tonemap.h"
 #include "tmscene.h"
@@ -67,6 +69,9 @@ compare_out (GstBuffer * got, const GstVideoInfo * oinfo, TmFrame * ref)
   return worst;
 }
 
+/* valid: push_and_compare's buffer has this PTS */
+static GstClockTime push_pts = GST_CLOCK_TIME_NONE;
+
 /* Push a @w x @h scene frame of @ifmt (@seed), run @ref on the same frame
  * into @rout, and return the largest difference of the element's output;
  * the output caps must describe 8-bit BT.709. */
@@ -76,6 +81,7 @@ push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
 {
   TmFrame *rin;
   GstBuffer *in = scene_buffer_sized (ifmt, tf, w, hh, seed, &rin);
+  GST_BUFFER_PTS (in) = push_pts;
   GstBuffer *out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
@@ -324,6 +330,56 @@ GST_START_TEST (test_reconfigure_keeps_state)
 GST_END_TEST;
 
 
+/* target-peak bound to a control source takes its value at each buffer's
+ * stream time (GST_PARAM_CONTROLLABLE): the same frame at 0 s and 1 s must
+ * match references with 100 and 400 nits, and the outputs must differ. */
+GST_START_TEST (test_controller)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 0, "operator", CI_TM_OP_BT2390,
+      NULL);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "target-peak", cs)));
+  const float peak[] = { 100.0f, 400.0f };
+  for (int i = 0; i < 2; i++)
+    gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+        i * GST_SECOND, peak[i]);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=1/1,colorimetry=bt2100-pq");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  TmFrame *rout[2];
+  for (int i = 0; i < 2; i++) {
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.smoothing = 0;
+    cfg.op = CI_TM_OP_BT2390;
+    cfg.target_peak = peak[i];
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    rout[i] = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    push_pts = i * GST_SECOND;
+    int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H, 7, ref,
+        rout[i]);
+    fail_unless (d <= TOLERANCE, "target-peak %g: max diff %d", peak[i], d);
+    gfloat tp;
+    g_object_get (h->element, "target-peak", &tp, NULL);
+    fail_unless (tp == peak[i]);
+    ci_tonemap_free (ref);
+  }
+  push_pts = GST_CLOCK_TIME_NONE;
+  fail_unless (memcmp (rout[0]->plane[0], rout[1]->plane[0],
+          (size_t) rout[0]->stride[0] * H) != 0,
+      "target-peak 100 and 400 gave the same reference");
+  tm_frame_free (rout[0]);
+  tm_frame_free (rout[1]);
+  gst_object_unref (cs);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "P010_10LE", NULL);
@@ -405,4 +461,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_no_colorimetry);
   tcase_add_test (tc, test_stream_start_resets);
+  tcase_add_test (tc, test_controller);
 }

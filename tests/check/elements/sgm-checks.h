@@ -91,6 +91,11 @@ swap_views (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh)
   g_free (tmp);
 }
 
+/* valid: push_and_compare's buffer has this PTS (1 s duration) */
+static GstClockTime push_pts = GST_CLOCK_TIME_NONE;
+/* a hash of the last output push_and_compare checked */
+static guint last_out_hash = 0;
+
 /* TRUE: run FACTORY between cudaupload and cudadownload (CUDA memory). */
 static gboolean use_cuda_memory = FALSE;
 /* > 0: input rows this many bytes longer than the caps' stride (video meta),
@@ -113,6 +118,7 @@ ensure_multiview_types (void)
 typedef struct
 {
   gint nd, mind, lr, paths, census;
+  gint p2;                      /* 0: the element's, not set */
 } Knobs;
 
 static void
@@ -120,6 +126,8 @@ apply_knobs (GstElement * sgm, const Knobs * k)
 {
   g_object_set (sgm, "num-disparities", k->nd, "min-disparity", k->mind,
       "lr-max-diff", k->lr, "paths", k->paths, "census", k->census, NULL);
+  if (k->p2 > 0)
+    g_object_set (sgm, "p2", k->p2, NULL);
 }
 
 /* A harness for FACTORY (between cudaupload and cudadownload when
@@ -176,6 +184,10 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   if (right_first)
     swap_views (&fi, top_bottom, vw, vh);
   gst_video_frame_unmap (&fi);
+  if (GST_CLOCK_TIME_IS_VALID (push_pts)) {
+    GST_BUFFER_PTS (in) = push_pts;
+    GST_BUFFER_DURATION (in) = GST_SECOND;
+  }
 
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "no output for %s -> %s", infmt, outfmt);
@@ -195,6 +207,8 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   p.lr_max_diff = k->lr;
   p.paths = k->paths;
   p.census = k->census;
+  if (k->p2 > 0)
+    p.p2 = k->p2;
   const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
   gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
   SgmLuma l = luma_for (infmt);
@@ -217,6 +231,10 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
     valid += disp[i] != SGM_INVALID;
   /* a test on an all-invalid map would prove little */
   fail_unless (valid > vw * vh / 4, "only %ld valid pixels", valid);
+  last_out_hash = 5381;
+  for (gint y = 0; y < vh; y++)
+    for (gsize x = 0; x < row; x++)
+      last_out_hash = last_out_hash * 33 + got[y * ostride + x];
   for (gint y = 0; y < vh; y++)
     fail_unless (memcmp (ref + y * ostride, got + y * ostride, row) == 0,
         "%s -> %s %s%s %dx%d D=%d min=%d paths=%d: row %d differs", infmt,
@@ -281,7 +299,9 @@ check_live_changes (void)
 }
 
 /* A property bound to a control source takes its value at each buffer's
- * stream time (GST_PARAM_CONTROLLABLE). */
+ * stream time (GST_PARAM_CONTROLLABLE): the same stereo frame at 0 s and
+ * 1 s must equal the reference with p2 = 200 and p2 = 100 respectively,
+ * and the two outputs must differ. */
 GST_START_TEST (test_controller)
 {
   GstElement *sgm;
@@ -294,24 +314,23 @@ GST_START_TEST (test_controller)
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
       0.1);
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
-      GST_SECOND, 0.05);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,"
-      "height=16,framerate=1/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY16_LE,width=32,"
-      "height=16,framerate=1/1");
-  const gint want[] = { 200, 100 };
+      GST_SECOND, 0.01);
+  const gint want[] = { 200, 20 };
+  const Knobs fixed = { 48, 0, 1, 8, SGM_CENSUS_9X7, 0 };
+  apply_knobs (sgm, &fixed);    /* p2 is left to the control source */
+  guint hash[2];
   for (gint i = 0; i < 2; i++) {
-    GstBuffer *in = gst_buffer_new_and_alloc (64 * 16);
-    gst_buffer_memset (in, 0, 0x40 + i, 64 * 16);
-    GST_BUFFER_PTS (in) = i * GST_SECOND;
-    GST_BUFFER_DURATION (in) = GST_SECOND;
-    GstBuffer *out = gst_harness_push_and_pull (h, in);
-    fail_unless (out != NULL);
-    gst_buffer_unref (out);
+    Knobs k = fixed;
+    k.p2 = want[i];             /* for the reference */
+    push_pts = i * GST_SECOND;
+    push_and_compare (h, "GRAY8", "GRAY16_LE", FALSE, FALSE, 67, 29, &k);
+    hash[i] = last_out_hash;
     gint p2;
     g_object_get (sgm, "p2", &p2, NULL);
     fail_unless_equals_int (p2, want[i]);
   }
+  push_pts = GST_CLOCK_TIME_NONE;
+  fail_unless (hash[0] != hash[1], "p2 200 and 20 gave the same output");
   gst_object_unref (cs);
   gst_object_unref (sgm);
   gst_harness_teardown (h);
