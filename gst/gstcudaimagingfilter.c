@@ -338,8 +338,12 @@ release_device_resources (GstCudaImagingFilter * self)
   GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (self);
   if (!priv->context)
     return;
-  if (!gst_cuda_context_push (priv->context))
+  if (!gst_cuda_context_push (priv->context)) {
+    /* nothing of it can be freed without its context */
+    GST_ERROR_OBJECT (self, "cannot push the CUDA context: device memory "
+        "and the stream of this element are not released");
     return;
+  }
   if (priv->stream)
     CuStreamSynchronize (priv->stream);
   if (priv->have_info && klass->release)
@@ -408,8 +412,24 @@ gst_cuda_imaging_filter_set_context (GstElement * element, GstContext * context)
   GstCudaImagingFilterPrivate *priv = PRIV (element);
   GST_OBJECT_LOCK (element);
   gint device_id = priv->device_id;
+  gboolean have = priv->context != NULL;
   GST_OBJECT_UNLOCK (element);
-  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  /* a bin or the application may call this from any thread, also while
+   * READY -> NULL drops the context: take it into a local reference and
+   * install it under the lock, unless one arrived meanwhile */
+  if (!have) {
+    GstCudaContext *ctx = NULL;
+    gst_cuda_handle_set_context (element, context, device_id, &ctx);
+    if (ctx) {
+      GST_OBJECT_LOCK (element);
+      if (!priv->context) {
+        priv->context = ctx;
+        ctx = NULL;
+      }
+      GST_OBJECT_UNLOCK (element);
+      gst_clear_object (&ctx);
+    }
+  }
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
