@@ -123,7 +123,8 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
   }
 
   /* Keep the input's pixel aspect ratio where allowed. */
-  if (to_par_v && !gst_value_is_fixed (to_par_v))
+  gboolean par_free = to_par_v && !gst_value_is_fixed (to_par_v);
+  if (par_free)
     gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
         from_par_n, from_par_d);
   to_par_v = gst_structure_get_value (outs, "pixel-aspect-ratio");
@@ -138,20 +139,32 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     num = from_w;
     den = from_h;
   }
-  if (w) {
-    fixate_int (outs, "height", (gint) gst_util_uint64_scale_int (w, den, num));
-  } else if (h) {
-    fixate_int (outs, "width", (gint) gst_util_uint64_scale_int (h, num, den));
-  } else {
-    /* Neither fixed: prefer the input height, then the input width. */
-    gint ww = (gint) gst_util_uint64_scale_int (from_h, num, den);
-    if (ww <= from_w) {
-      fixate_int (outs, "height", from_h);
-      fixate_int (outs, "width", ww);
-    } else {
-      fixate_int (outs, "width", from_w);
-      fixate_int (outs, "height",
-          (gint) gst_util_uint64_scale_int (from_w, den, num));
+  {
+    /* Try to keep the height, then the width; take a candidate only if the
+     * other axis lands exactly where the display aspect ratio wants it. */
+    gint tw, th;
+    gboolean exact = TRUE;
+    GstStructure *t = gst_structure_copy (outs);
+    th = fixate_int (t, "height", h ? h : from_h);
+    tw = (gint) gst_util_uint64_scale_int_round (th, num, den);
+    if (fixate_int (t, "width", w ? w : tw) != tw) {
+      gst_structure_free (t);
+      t = gst_structure_copy (outs);
+      tw = fixate_int (t, "width", w ? w : from_w);
+      th = (gint) gst_util_uint64_scale_int_round (tw, den, num);
+      exact = fixate_int (t, "height", th) == th;
+    }
+    gst_structure_get_int (t, "width", &tw);
+    gst_structure_get_int (t, "height", &th);
+    gst_structure_free (t);
+    gst_structure_set (outs, "width", G_TYPE_INT, tw, "height", G_TYPE_INT, th,
+        NULL);
+    /* neither fits exactly: let the pixel aspect ratio absorb the rest */
+    if (par_free && !exact) {
+      gint n, d;
+      if (gst_util_fraction_multiply (dar_n, dar_d, th, tw, &n, &d))
+        gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d,
+            NULL);
     }
   }
 
@@ -232,7 +245,9 @@ supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
     gint min_w = G_MAXINT, min_h = G_MAXINT;
     if (peer)
       caps_size_extreme (peer, FALSE, &min_w, &min_h);
-    if (peer && !gst_caps_is_empty (peer) && (min_w > in_w || min_h > in_h)) {
+    /* ANY (fakesink, appsink without caps) has no structures to bound it */
+    if (peer && !gst_caps_is_empty (peer) && !gst_caps_is_any (peer)
+        && (min_w > in_w || min_h > in_h)) {
       GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
           ("%s only downscales: the input is %dx%d but downstream needs at "
               "least %dx%d", GST_ELEMENT_NAME (trans), in_w, in_h, min_w,

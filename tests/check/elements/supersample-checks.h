@@ -271,51 +271,66 @@ GST_START_TEST (test_no_warning_when_negotiated)
 }
 GST_END_TEST;
 
+/* Negotiate RGBA @iw x @ih (square pixels) against @sink_caps, push a
+ * frame; the output size and pixel aspect ratio must be as given. */
+static void
+check_fixation (gint iw, gint ih, const gchar * sink_caps, gint ew, gint eh,
+    gint epn, gint epd)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  gchar *ic = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1,pixel-aspect-ratio=1/1", iw, ih);
+  gchar *oc = g_strdup_printf ("video/x-raw,format=RGBA,framerate=30/1,%s",
+      sink_caps);
+  gst_harness_set_src_caps_str (h, ic);
+  gst_harness_set_sink_caps_str (h, oc);
+  GstBuffer *in = gst_buffer_new_and_alloc ((gsize) iw * ih * 4);
+  gst_buffer_memset (in, 0, 0x80, (gsize) iw * ih * 4);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL, "%s: no output", sink_caps);
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstStructure *st = gst_caps_get_structure (caps, 0);
+  gint w = 0, hh = 0, pn = 0, pd = 0;
+  gst_structure_get_int (st, "width", &w);
+  gst_structure_get_int (st, "height", &hh);
+  gst_structure_get_fraction (st, "pixel-aspect-ratio", &pn, &pd);
+  fail_unless (w == ew && hh == eh && pn == epn && pd == epd,
+      "%dx%d -> %s: got %dx%d %d/%d, want %dx%d %d/%d", iw, ih, sink_caps, w,
+      hh, pn, pd, ew, eh, epn, epd);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (ic);
+  g_free (oc);
+}
+
+/* The display aspect ratio is kept as videoscale keeps it: the free axis
+ * follows the other (rounded), a size clamped by downstream makes the other
+ * axis follow it, and where no size pair keeps it exactly a free pixel
+ * aspect ratio takes up the rest. */
 GST_START_TEST (test_aspect_ratio_kept)
 {
-  /* Only a width asked for: the height follows the display aspect ratio. */
-  GstHarness *h = gst_harness_new (FACTORY);
-  gst_harness_set_src_caps_str (h,
-      "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,"
-      "height=[1,2147483647],framerate=30/1,pixel-aspect-ratio=1/1");
-  GstBuffer *in = gst_buffer_new_and_alloc (640 * 480 * 4);
-  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
-  GstBuffer *out = gst_harness_push_and_pull (h, in);
-  fail_unless (out != NULL);
-  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
-  GstStructure *s = gst_caps_get_structure (oc, 0);
-  gint w, hh;
-  gst_structure_get_int (s, "width", &w);
-  gst_structure_get_int (s, "height", &hh);
-  fail_unless_equals_int (w, 320);
-  fail_unless_equals_int (hh, 240);
-  gst_caps_unref (oc);
-  gst_buffer_unref (out);
-  gst_harness_teardown (h);
-
-  /* Both sizes fixed: the pixel aspect ratio keeps the display aspect ratio. */
-  h = gst_harness_new (FACTORY);
-  gst_harness_set_src_caps_str (h,
-      "video/x-raw,format=RGBA,width=640,height=480,framerate=30/1,pixel-aspect-ratio=1/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=320,height=480,"
-      "framerate=30/1,pixel-aspect-ratio=[1/100,100/1]");
-  in = gst_buffer_new_and_alloc (640 * 480 * 4);
-  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
-  out = gst_harness_push_and_pull (h, in);
-  fail_unless (out != NULL);
-  oc = gst_pad_get_current_caps (h->sinkpad);
-  gint n, d;
-  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (oc, 0),
-          "pixel-aspect-ratio", &n, &d));
-  fail_unless_equals_int (n, 2);
-  fail_unless_equals_int (d, 1);
-  gst_caps_unref (oc);
-  gst_buffer_unref (out);
-  gst_harness_teardown (h);
+  const gchar *max = "2147483647";
+  gchar *c = g_strdup_printf ("width=320,height=[1,%s],pixel-aspect-ratio=1/1",
+      max);
+  check_fixation (640, 480, c, 320, 240, 1, 1);
+  g_free (c);
+  /* both sizes fixed: the pixel aspect ratio keeps the display ratio */
+  check_fixation (640, 480, "width=320,height=480,"
+      "pixel-aspect-ratio=[1/100,100/1]", 320, 480, 2, 1);
+  /* a box: both axes clamped, the picture fits inside it */
+  check_fixation (640, 480, "width=[1,320],height=[1,320],"
+      "pixel-aspect-ratio=1/1", 320, 240, 1, 1);
+  check_fixation (640, 480, "width=[1,320],pixel-aspect-ratio=1/1", 320, 240,
+      1, 1);
+  check_fixation (640, 480, "height=[1,240]", 320, 240, 1, 1);
+  /* no size pair keeps 4:3 with square pixels: the ratio absorbs it */
+  check_fixation (640, 480, "width=320,height=[1,100]", 320, 100, 5, 12);
+  /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
+  check_fixation (1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563,
+      1, 1);
 }
 GST_END_TEST;
-
 
 GST_START_TEST (test_interlaced_refused)
 {
