@@ -171,6 +171,13 @@ gst_cuda_tonemap_process (GstCudaImagingFilter * filter,
     ci_tm_build_trc_luts (&self->cfg, eotf, oetf);
     err = ci_tm_cuda_create (&p, eotf, oetf, &rt, CI_TM_STATS_FUSED, stream,
         &self->tm);
+    if (err && !ci_cuda_error_is_oom (err)) {
+      /* e.g. a bins table larger than this GPU's shared memory per block */
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Cannot set up tone mapping with %d bins on this GPU: %s",
+              p.bins, ci_cuda_error_string (err)), ("CUDA error %d", err));
+      return GST_CUDA_IMAGING_ERROR_POSTED;
+    }
     if (err)
       return err;
     self->need_create = FALSE;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "cicuda.h"
 #include <cuda_runtime.h>
+#include <pthread.h>
+
+static pthread_mutex_t smem_lock = PTHREAD_MUTEX_INITIALIZER;
 
 extern "C" const char *
 ci_cuda_error_string (int err)
@@ -23,4 +26,19 @@ ci_cuda_device_count (void)
     return 0;
   }
   return n;
+}
+
+extern "C" int
+ci_cuda_smem_at_least (const void *func, size_t smem)
+{
+  if (smem <= 48 * 1024)
+    return 0;
+  pthread_mutex_lock (&smem_lock);
+  cudaFuncAttributes fa;
+  cudaError_t e = cudaFuncGetAttributes (&fa, func);
+  if (e == cudaSuccess && (size_t) fa.maxDynamicSharedSizeBytes < smem)
+    e = cudaFuncSetAttribute (func,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+  pthread_mutex_unlock (&smem_lock);
+  return (int) e;
 }

@@ -22,6 +22,12 @@ const char *ci_cuda_error_string (int err);
 int ci_cuda_error_is_oom (int err);
 /* Number of usable CUDA devices; 0 when there is no driver or no GPU (never fails). */
 int ci_cuda_device_count (void);
+/* Let kernel @func launch with @smem bytes of dynamic shared memory in the
+ * current context (a no-op up to the 48 KiB every kernel may take). The
+ * limit belongs to the function within a context, and elements share
+ * contexts: it is only ever raised, under a lock, so that an instance
+ * needing less cannot lower it under another one's launch. */
+int ci_cuda_smem_at_least (const void *func, size_t smem);
 
 #ifdef __cplusplus
 }

@@ -1378,16 +1378,16 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
   CHECK (cudaMalloc (&c->fspec, 3 * plane * sizeof (float2)));
   CHECK (upload_twiddles (&c->px, &c->twx));
   CHECK (upload_twiddles (&c->py, &c->twy));
-  CHECK (cudaFuncSetAttribute (k_fused_rows_fwd<uint8_t>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
-  CHECK (cudaFuncSetAttribute (k_fused_rows_fwd<uint16_t>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
-  CHECK (cudaFuncSetAttribute (k_fused_rows_inv<uint8_t>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
-  CHECK (cudaFuncSetAttribute (k_fused_rows_inv<uint16_t>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_rows));
-  CHECK (cudaFuncSetAttribute (fused_cols_kernel (c->cols),
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) c->smem_cols));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least (
+          (const void *) k_fused_rows_fwd<uint8_t>, c->smem_rows));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least (
+          (const void *) k_fused_rows_fwd<uint16_t>, c->smem_rows));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least (
+          (const void *) k_fused_rows_inv<uint8_t>, c->smem_rows));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least (
+          (const void *) k_fused_rows_inv<uint16_t>, c->smem_rows));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least (
+          (const void *) fused_cols_kernel (c->cols), c->smem_cols));
   CHECK (cudaFuncSetAttribute (fused_cols_kernel (c->cols),
           cudaFuncAttributePreferredSharedMemoryCarveout,
           cudaSharedmemCarveoutMaxShared));

@@ -787,9 +787,8 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
   constexpr int R = AggCfg < K >::R;
   int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
   size_t smem = a.accumulate ? (size_t) AGG_WARPS * R * a.Ds * 2 : 0;
-  if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (agg_kernel < K >,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least ((const void *) agg_kernel < K >,
+          smem));
   agg_kernel < K > <<< blocks, AGG_WARPS * 32, smem, s >>> (cl, cr, acc, a);
   CHECK_LAUNCH ();
   return 0;
@@ -960,9 +959,8 @@ launch_agg2 (const uint8_t * cost, uint16_t * acc, const AggArgs & a,
   constexpr int R = Agg2Cfg < KP >::R;
   int blocks = (a.nlines + AGG_WARPS - 1) / AGG_WARPS;
   size_t smem = (size_t) AGG_WARPS * R * a.Ds * 3;
-  if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (agg2_kernel < KP >,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least ((const void *) agg2_kernel < KP >,
+          smem));
   agg2_kernel < KP > <<< blocks, AGG_WARPS * 32, smem, s >>> (cost, acc, a);
   CHECK_LAUNCH ();
   return 0;
@@ -1713,9 +1711,8 @@ launch_aggil (const uint8_t * cost, uint8_t * out, const AggArgs & a,
   const size_t smem = (size_t) AGG_WARPS * R * C::slot (a.Ds);
   const auto kernel = a.D == span ? aggil_kernel < NP8, NP4, NP2, true > :
       aggil_kernel < NP8, NP4, NP2, false >;
-  if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least ((const void *) kernel,
+          smem));
   kernel <<< blocks, AGG_WARPS * 32, smem, s >>> (cost, out, a);
   CHECK_LAUNCH ();
   return 0;
@@ -1816,9 +1813,8 @@ launch_agg3 (const uint8_t * vols, uint8_t * out, int16_t * disp,
   };
   const auto kernel = !FINAL && a3.g.D == 2 * KP * G ?
       pick (std::bool_constant < !FINAL > ()) : pick (std::false_type ());
-  if (smem > 48 * 1024)
-    CHECK (cudaFuncSetAttribute (kernel,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+  CHECK ((cudaError_t) ci_cuda_smem_at_least ((const void *) kernel,
+          smem));
   kernel <<< blocks, NW * 32, smem, s >>> (vols, out, disp, dint, right_key,
       a3);
   CHECK_LAUNCH ();

@@ -60,6 +60,7 @@ struct CiTmCuda
   int grid_fast[TM_NIC][2][2];  /* [input class][output class][stats] */
   int grid_fstats[TM_NIC][2];   /* [input class][histogram] */
   size_t smem_fast[2][2];       /* [output class][stats] */
+  size_t smem_limit;            /* the device's per-block opt-in maximum */
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
   unsigned long long *d_s;
@@ -1219,9 +1220,7 @@ tm_grid_n (const void *func, int nt, size_t smem, long long work_items,
   int dev, sms, occ;
   CK (cudaGetDevice (&dev));
   CK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
-  if (smem > 48 * 1024)
-    CK (cudaFuncSetAttribute (func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) smem));
+  CK (ci_cuda_smem_at_least (func, smem));
   CK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&occ, func, nt, smem));
   if (occ < 1)
     return (int) cudaErrorInvalidConfiguration;
@@ -1308,6 +1307,16 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     const char *e = getenv ("CI_TM_NO_PDL");
     CK (cudaGetDevice (&dev));
     tm->pdl = ci_pdl_supported (dev) && !(e && atoi (e));
+    /* the fast kernels' tables take more than Turing's 64 KiB per block
+     * (4:2:0 outputs, large bins): those variants are left out there.
+     * CI_TM_SMEM_LIMIT lowers the limit, to test that on larger GPUs. */
+    int optin = 0;
+    CK (cudaDeviceGetAttribute (&optin,
+            cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const char *l = getenv ("CI_TM_SMEM_LIMIT");
+    if (l && atoi (l) > 0 && atoi (l) < optin)
+      optin = atoi (l);
+    tm->smem_limit = (size_t) optin;
   }
   int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
   CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
@@ -1339,6 +1348,9 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   tm->smem_map = (TM_EOTF_N + TM_TRC_PAD + ((nmap + 3) & ~3)) * sizeof (float)
       + TM_O8_PAD;
   tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
+  /* the generic kernels have no fallback: bins decides whether they fit */
+  if (tm->smem_hist > tm->smem_limit || tm->smem_map_stats > tm->smem_limit)
+    return (int) cudaErrorLaunchOutOfResources;
   CK (tm_grid ((const void *) tm_minmax_kernel < true >, tm->smem_minmax, nq,
           &tm->grid_minmax));
   CK (tm_grid ((const void *) tm_minmax_kernel < false >, tm->smem_minmax,
@@ -1383,15 +1395,23 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       TM_SK (3), TM_SK (4)
     };
 #undef TM_SK
+    /* grid 0: the variant does not fit this device (generic kernels) */
     for (int ic = 0; ic < TM_NIC; ic++)
-      for (int hs = 0; hs < 2; hs++)
-        CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
-                nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
+      for (int hs = 0; hs < 2; hs++) {
+        tm->grid_fstats[ic][hs] = 0;
+        if (tm_fstats_smem (tm, hs) <= tm->smem_limit)
+          CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
+                  nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
+      }
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int oc = 0; oc < 2; oc++)
-        for (int st = 0; st < 2; st++)
-          CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK, tm->smem_fast[oc][st],
-                  nqf > 0 ? nqf : 1, &tm->grid_fast[ic][oc][st]));
+        for (int st = 0; st < 2; st++) {
+          tm->grid_fast[ic][oc][st] = 0;
+          if (tm->smem_fast[oc][st] <= tm->smem_limit)
+            CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK,
+                    tm->smem_fast[oc][st], nqf > 0 ? nqf : 1,
+                    &tm->grid_fast[ic][oc][st]));
+        }
   }
 
   if (impl & CI_TM_STATS_CUB) {
@@ -1513,7 +1533,8 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
   }
   const int ic = tm_input_class (tm);
   if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
-      && tm->p.height >= 2) {
+      && tm->p.height >= 2 && tm->grid_fstats[ic][0] > 0
+      && tm->grid_fstats[ic][1] > 0) {
     int err = 0;
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
@@ -1552,7 +1573,8 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
   const int ic = tm_input_class (tm);
   /* the fast kernels write RGB words (oc 0) or 4:2:0 quads (oc 1) */
   const int oc = tm->p.out_format <= CI_TM_OUT_BGRX ? 0 : 1;
-  if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2) {
+  if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2
+      && tm->grid_fast[ic][oc][STATS] > 0) {
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
 #define TM_F(OC) tm_fast_kernel < IC, OC, STATS > <<< \

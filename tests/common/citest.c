@@ -268,6 +268,26 @@ ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv)
   return gst_check_run_suite (s, needs_factory ? needs_factory : "cpu", __FILE__);
 }
 
+gpointer
+ci_cuda_context_of (GstElement * e)
+{
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstQuery *q = gst_query_new_context ("gst.cuda.context");
+  gpointer ctx = NULL;
+  if (pad && gst_pad_query (pad, q)) {
+    GstContext *c = NULL;
+    gst_query_parse_context (q, &c);
+    const GValue *v = c ? gst_structure_get_value (gst_context_get_structure
+        (c), "gst.cuda.context") : NULL;
+    if (v && G_VALUE_HOLDS_OBJECT (v))
+      ctx = g_value_get_object (v);
+  }
+  gst_query_unref (q);
+  if (pad)
+    gst_object_unref (pad);
+  return ctx;
+}
+
 gboolean
 ci_have_cudaupload (void)
 {

@@ -40,6 +40,10 @@ gboolean ci_element_can_start (const char *factory);
  * and cudadownload); otherwise says that the case is skipped. */
 gboolean ci_have_cudaupload (void);
 
+/* The CUDA context @e answers a context query on its src pad with, for
+ * comparison only (no reference is kept); NULL if it has none. */
+gpointer ci_cuda_context_of (GstElement * e);
+
 /* Fails unless @factory refuses interlaced input (interleaved and mixed
  * @format frames of 64x32) with not-negotiated and an error that names
  * deinterlace, and takes the same caps marked progressive; @sink_caps, if

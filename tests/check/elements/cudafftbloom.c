@@ -26,6 +26,36 @@ GST_START_TEST (test_cuda_memory)
 }
 GST_END_TEST;
 
+/* Two instances of different sizes in one pipeline share a CUDA context,
+ * so their kernels are the same functions: the second one's smaller
+ * shared-memory need must not lower the limit the first one launches
+ * with (1080p: 2048-point rows; 720p: 1350). */
+GST_START_TEST (test_shared_context_sizes)
+{
+  GstHarness *h = gst_harness_new_parse ("cudafftbloom name=a ! "
+      "cudasupersample ! video/x-raw,width=1280,height=720 ! "
+      "cudafftbloom name=b");
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 1920, 1080, FALSE);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_src_caps (h, caps);
+  for (int i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, make_frame (&info, 60 + i));
+    fail_unless (out != NULL, "frame %d: no output", i);
+    gst_buffer_unref (out);
+  }
+  GstElement *a = gst_bin_get_by_name (GST_BIN (h->element), "a");
+  GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
+  fail_unless (ci_cuda_context_of (a) != NULL);
+  fail_unless (ci_cuda_context_of (a) == ci_cuda_context_of (b),
+      "the two instances did not share a context");
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -34,5 +64,6 @@ main (int argc, char **argv)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_shared_context_sizes);
   return ci_check_main (s, "cudafftbloom", argc, argv);
 }

@@ -29,6 +29,37 @@ GST_START_TEST (test_cuda_memory)
 
 GST_END_TEST;
 
+/* Two instances with different bins in one pipeline share a CUDA context,
+ * so their kernels are the same functions: the second one's smaller
+ * shared-memory need (1024 bins) must not lower the limit the first one
+ * (4096 bins, 4:2:0 output) launches with. */
+GST_START_TEST (test_shared_context_bins)
+{
+  GstHarness *h = gst_harness_new_parse ("tee name=t ! cudatonemap name=a "
+      "bins=4096 ! video/x-raw,format=NV12 ! fakesink sync=false async=false "
+      "t. ! cudatonemap name=b ! capsfilter caps=video/x-raw,format=NV12");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq");
+  for (int i = 0; i < 3; i++) {
+    TmFrame *rin;
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        scene_buffer ("P010_10LE", CI_TM_IN_P010, 70 + i, &rin));
+    fail_unless (out != NULL, "frame %d: no output", i);
+    gst_buffer_unref (out);
+    tm_frame_free (rin);
+  }
+  GstElement *a = gst_bin_get_by_name (GST_BIN (h->element), "a");
+  GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
+  fail_unless (ci_cuda_context_of (a) != NULL);
+  fail_unless (ci_cuda_context_of (a) == ci_cuda_context_of (b),
+      "the two instances did not share a context");
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudatonemap_suite (void)
 {
@@ -37,6 +68,7 @@ cudatonemap_suite (void)
   tcase_set_timeout (tc, 120);
   add_common_cases (tc);
   tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_shared_context_bins);
   suite_add_tcase (s, tc);
   return s;
 }
