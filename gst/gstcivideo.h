@@ -8,8 +8,68 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
+#include <string.h>
 
 G_BEGIN_DECLS
+
+/* Which tagged metas of the input an element's output keeps. */
+typedef enum
+{
+  /* GstBaseTransform's rule: untagged metas only */
+  GST_CI_METAS_UNTAGGED = 0,
+  /* also metas tagged only video, size and orientation (regions of
+   * interest ...): places in a picture whose geometry the element keeps,
+   * or scales (then they are scaled, as videoscale does) */
+  GST_CI_METAS_GEOMETRY,
+  /* and colorspace-tagged ones, where the colours stay as they were */
+  GST_CI_METAS_GEOMETRY_COLORSPACE
+} GstCiMetas;
+
+/* transform_meta of every element, from its input and output info */
+static inline gboolean
+gst_ci_transform_meta (GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf,
+    const GstVideoInfo * in_info, const GstVideoInfo * out_info,
+    GstCiMetas keep)
+{
+  const GstMetaInfo *info = meta->info;
+  const gchar *const *tags = gst_meta_api_type_get_tags (info->api);
+  if (!tags || !*tags)
+    return TRUE;
+  if (keep == GST_CI_METAS_UNTAGGED)
+    return FALSE;
+  for (const gchar * const *t = tags; *t; t++)
+    if (strcmp (*t, GST_META_TAG_VIDEO_STR)
+        && strcmp (*t, GST_META_TAG_VIDEO_SIZE_STR)
+        && strcmp (*t, GST_META_TAG_VIDEO_ORIENTATION_STR)
+        && (keep != GST_CI_METAS_GEOMETRY_COLORSPACE
+            || strcmp (*t, GST_META_TAG_VIDEO_COLORSPACE_STR)))
+      return FALSE;
+  if (gst_meta_api_type_has_tag (info->api,
+          g_quark_from_static_string (GST_META_TAG_VIDEO_SIZE_STR))
+      && (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
+          || GST_VIDEO_INFO_HEIGHT (in_info) !=
+          GST_VIDEO_INFO_HEIGHT (out_info))) {
+    GstVideoMetaTransform t = { (GstVideoInfo *) in_info,
+      (GstVideoInfo *) out_info
+    };
+    if (info->transform_func)
+      info->transform_func (outbuf, meta, inbuf,
+          gst_video_meta_transform_scale_get_quark (), &t);
+    return FALSE;               /* scaled into outbuf, not copied as well */
+  }
+  return TRUE;
+}
+
+/* The transform_meta vfunc NAME of a GstVideoFilter (the cpu* twins). */
+#define GST_CI_VIDEO_FILTER_TRANSFORM_META(NAME, KEEP) \
+static gboolean \
+NAME (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, \
+    GstBuffer * inbuf) \
+{ \
+  GstVideoFilter *f = GST_VIDEO_FILTER (trans); \
+  return gst_ci_transform_meta (outbuf, meta, inbuf, &f->in_info, \
+      &f->out_info, KEEP); \
+}
 
 /* set_caps of every element: interlaced frames are refused with an error
  * that says what to do. Each element filters or matches across rows, and

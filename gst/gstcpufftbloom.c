@@ -136,6 +136,10 @@ gst_cpu_fftbloom_transform_frame (GstVideoFilter * filter,
   return GST_FLOW_OK;
 }
 
+/* same geometry and colour space */
+GST_CI_VIDEO_FILTER_TRANSFORM_META (gst_cpu_fftbloom_transform_meta,
+    GST_CI_METAS_GEOMETRY_COLORSPACE);
+
 static void
 gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
 {
@@ -173,6 +177,7 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_FFTBLOOM_RESOLUTION_SCALE, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cpu_fftbloom_debug, "cpufftbloom", 0,
       "CPU FFT convolution bloom");
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_meta);
 }
 
 static void

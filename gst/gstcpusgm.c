@@ -115,6 +115,10 @@ gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   return GST_FLOW_OK;
 }
 
+/* one view of the frame: nothing tagged carries over */
+GST_CI_VIDEO_FILTER_TRANSFORM_META (gst_cpu_sgm_transform_meta,
+    GST_CI_METAS_UNTAGGED);
+
 static void
 gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
 {
@@ -154,6 +158,7 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_PATHS, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cpu_sgm_debug, "cpusgm", 0,
       "CPU Semi-Global Matching stereo");
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_meta);
 }
 
 static void

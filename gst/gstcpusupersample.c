@@ -79,6 +79,10 @@ gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
   return GST_FLOW_OK;
 }
 
+/* scaled picture, same colours */
+GST_CI_VIDEO_FILTER_TRANSFORM_META (gst_cpu_supersample_transform_meta,
+    GST_CI_METAS_GEOMETRY_COLORSPACE);
+
 static void
 gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 {
@@ -108,6 +112,7 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cpu_supersample_debug, "cpusupersample", 0,
       "CPU super-sampling downscaler");
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_meta);
 }
 
 static void

@@ -193,6 +193,10 @@ gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   return GST_FLOW_OK;
 }
 
+/* same geometry, new colour space */
+GST_CI_VIDEO_FILTER_TRANSFORM_META (gst_cpu_tonemap_transform_meta,
+    GST_CI_METAS_GEOMETRY);
+
 static void
 gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
 {
@@ -235,6 +239,7 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cpu_tonemap_debug, "cputonemap", 0,
       "CPU HDR to SDR tone mapper");
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_meta);
 }
 
 static void

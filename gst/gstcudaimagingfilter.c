@@ -833,6 +833,15 @@ done:
   return ret;
 }
 
+static gboolean
+gst_cuda_imaging_filter_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (trans);
+  return gst_ci_transform_meta (outbuf, meta, inbuf, &priv->in_info,
+      &priv->out_info, GST_CUDA_IMAGING_FILTER_GET_CLASS (trans)->keep_metas);
+}
+
 static void
 gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
 {
@@ -866,6 +875,8 @@ gst_cuda_imaging_filter_class_init (GstCudaImagingFilterClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_decide_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_transform);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cuda_imaging_filter_transform_meta);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
 

@@ -20,6 +20,7 @@
 #include <gst/cuda/gstcudaloader.h>
 
 #include "cicuda.h"
+#include "gstcivideo.h"
 
 G_BEGIN_DECLS
 
@@ -80,6 +81,8 @@ struct _GstCudaImagingFilterClass
   /* bit p set: process() reads input plane p; 0 (the default): all. From
    * system memory only those planes are uploaded. */
   guint in_planes_read;
+  /* which tagged input metas the output keeps (gst_ci_transform_meta) */
+  GstCiMetas keep_metas;
 
   gpointer _reserved[GST_PADDING];
 };

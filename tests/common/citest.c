@@ -268,6 +268,28 @@ ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv)
   return gst_check_run_suite (s, needs_factory ? needs_factory : "cpu", __FILE__);
 }
 
+void
+ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
+    const guint e[4])
+{
+  gst_buffer_add_video_region_of_interest_meta (in, "face", r[0], r[1], r[2],
+      r[3]);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  GstVideoRegionOfInterestMeta *m =
+      gst_buffer_get_video_region_of_interest_meta (out);
+  if (e[2] == 0)
+    fail_unless (m == NULL, "a region of interest came through");
+  else {
+    fail_unless (m != NULL, "the region of interest was dropped");
+    fail_unless (m->x == e[0] && m->y == e[1] && m->w == e[2]
+        && m->h == e[3], "region (%u,%u) %ux%u, want (%u,%u) %ux%u", m->x,
+        m->y, m->w, m->h, e[0], e[1], e[2], e[3]);
+    fail_unless (m->roi_type == g_quark_from_string ("face"));
+  }
+  gst_buffer_unref (out);
+}
+
 gpointer
 ci_cuda_context_of (GstElement * e)
 {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,12 @@ gboolean ci_have_cudaupload (void);
 /* The CUDA context @e answers a context query on its src pad with, for
  * comparison only (no reference is kept); NULL if it has none. */
 gpointer ci_cuda_context_of (GstElement * e);
+
+/* Pushes @in (taken) with a region-of-interest meta (x, y, w, h) through
+ * @h and fails unless the output carries it as (ex, ey, ew, eh); ew = 0:
+ * it must carry none. */
+void ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
+    const guint e[4]);
 
 /* Fails unless @factory refuses interlaced input (interleaved and mixed
  * @format frames of 64x32) with not-negotiated and an error that names

@@ -386,6 +386,18 @@ GST_START_TEST (test_bad_kernel_location)
 GST_END_TEST;
 
 
+/* A region of interest stays where it was: the geometry is unchanged. */
+GST_START_TEST (test_roi_meta_kept)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 64, 41, FALSE);
+  GstHarness *h = harness_for (&info);
+  const guint r[4] = { 10, 5, 20, 30 };
+  ci_check_roi_meta (h, make_frame (&info, 3), r, r);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "RGBA", NULL);
@@ -405,5 +417,6 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_roi_meta_kept);
   return s;
 }

@@ -380,6 +380,20 @@ GST_START_TEST (test_controller)
 
 GST_END_TEST;
 
+/* A region of interest stays where it was: the geometry is unchanged. */
+GST_START_TEST (test_roi_meta_kept)
+{
+  GstHarness *h = p010_bgrx_harness (0, ",colorimetry=bt2100-pq");
+  TmFrame *rin;
+  const guint r[4] = { 10, 5, 20, 30 };
+  ci_check_roi_meta (h, scene_buffer ("P010_10LE", CI_TM_IN_P010, 3, &rin),
+      r, r);
+  tm_frame_free (rin);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "P010_10LE", NULL);
@@ -459,6 +473,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_reconfigure_keeps_state);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_roi_meta_kept);
   tcase_add_test (tc, test_no_colorimetry);
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_controller);

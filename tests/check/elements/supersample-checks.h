@@ -332,6 +332,22 @@ GST_START_TEST (test_aspect_ratio_kept)
 }
 GST_END_TEST;
 
+/* A region of interest is scaled with the picture (as videoscale does). */
+GST_START_TEST (test_roi_meta_scaled)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=640,"
+      "height=480,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=160,"
+      "height=120,framerate=30/1");
+  GstBuffer *in = gst_buffer_new_and_alloc (640 * 480 * 4);
+  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
+  const guint r[4] = { 400, 300, 200, 160 }, e[4] = { 100, 75, 50, 40 };
+  ci_check_roi_meta (h, in, r, e);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   /* scaling mixes the fields: refused */
@@ -354,4 +370,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_no_warning_when_negotiated);
   tcase_add_test (tc, test_aspect_ratio_kept);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_roi_meta_scaled);
 }
