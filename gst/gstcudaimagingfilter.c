@@ -736,6 +736,13 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* From 1.24 CUDA memory may carry its producer's stream with work still
+   * queued on it (a CUDA map does not wait for it): ours reads it next. */
+  if (in_cuda)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (inbuf,
+                0)));
+#endif
   if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
           GST_MAP_READ | (in_cuda ? GST_MAP_CUDA : 0))) {
     gst_cuda_context_pop (NULL);
