@@ -93,7 +93,9 @@ run_vs_naive (const char *what, int width, int height, const CiFbFormat * f,
   ci_fb_ref_grid (r, &nx, &ny);
   printf ("%-40s %4dx%-4d grid %4dx%-4d scale %d: max |ref - naive| = %.3f codes\n",
       what, width, height, nx, ny, scale, worst);
-  EXPECT (worst <= 1.0, "%s: max diff %.3f > 1 code value", what, worst);
+  /* rounding to the nearest code: 0.5 plus the FFT's float error (the
+   * worst measured is 0.506); a floor or a biased rounding exceeds it */
+  EXPECT (worst <= 0.55, "%s: max diff %.3f > 0.55 code values", what, worst);
   EXPECT (abad == 0, "%s: %d alpha samples changed", what, abad);
   free (exact);
   ci_fb_ref_free (r);
@@ -230,7 +232,7 @@ test_delta (void)
       }
     printf ("delta kernel (%d-bit): max |out - (in + i*bright(in))| = %.3f codes\n",
         8 * f->bytes_per_sample, worst);
-    EXPECT (worst <= 1.0, "delta kernel: %.3f codes", worst);
+    EXPECT (worst <= 0.55, "delta kernel: %.3f codes", worst);
     ci_fb_ref_free (r);
     g_free (in);
     g_free (out);

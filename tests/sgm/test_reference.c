@@ -72,6 +72,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int uniq,
   uint8_t *cost = malloc (nv);
   uint16_t *acc = malloc (nv * 2), *sum = malloc (nv * 2);
   int *nl = malloc (nv * sizeof (int)), *nsum = calloc (nv, sizeof (int));
+  int *nsum4 = calloc (nv, sizeof (int));
   int16_t *disp = malloc (n * 2), *dint = malloc (n * 2), *dr = malloc (n * 2);
   int16_t *med = malloc (n * 2);
   const int sym = census == SGM_CENSUS_SYM_9X7;
@@ -105,9 +106,12 @@ run_case (int w, int h, int D, int mind, int census, int kind, int uniq,
     nv_path (cl, cr, w, h, D, mind, sym, p.p1, p.p2, sgm_dir_dx (dir),
         sgm_dir_dy (dir), nl);
     bad = 0;
+    /* paths = 4: the horizontal and vertical directions */
+    const int in4 = sgm_dir_dx (dir) == 0 || sgm_dir_dy (dir) == 0;
     for (size_t i = 0; i < nv; i++) {
       bad += acc[i] != nl[i];
       nsum[i] += nl[i];
+      nsum4[i] += in4 ? nl[i] : 0;
     }
     EXPECT (bad == 0, "%s path %d: %ld mismatches", tag, dir, bad);
   }
@@ -116,6 +120,14 @@ run_case (int w, int h, int D, int mind, int census, int kind, int uniq,
   for (size_t i = 0; i < nv; i++)
     bad += sum[i] != nsum[i];
   EXPECT (bad == 0, "%s 8-path sum: %ld mismatches", tag, bad);
+  p.paths = 4;
+  EXPECT (sgm_ref_aggregate (cl, cr, &p, sum) == 0, "alloc");
+  p.paths = 8;
+  bad = 0;
+  for (size_t i = 0; i < nv; i++)
+    bad += sum[i] != nsum4[i];
+  EXPECT (bad == 0, "%s 4-path sum: %ld mismatches", tag, bad);
+  EXPECT (sgm_ref_aggregate (cl, cr, &p, sum) == 0, "alloc");
 
   /* WTA from the naive sum */
   sgm_ref_wta_left (sum, &p, disp, dint);
@@ -216,15 +228,72 @@ run_case (int w, int h, int D, int mind, int census, int kind, int uniq,
   free (sum);
   free (nl);
   free (nsum);
+  free (nsum4);
   free (disp);
   free (dint);
   free (dr);
   free (med);
 }
 
+/* The output conventions against values written out here (docs/sgm.md):
+ * GRAY16 = disparity x 16, invalid 65535, below 0 clamped to 0; GRAY8 =
+ * [min, min + D - 1] rounded onto 0..254, invalid 255; colour = jet of the
+ * GRAY8 value (dark blue .. dark red), invalid black, alpha 255. */
+static void
+check_conversion (void)
+{
+  static const struct
+  {
+    int16_t d;
+    int mind, nd;
+    uint16_t g16;
+    uint8_t g8, rgb[3];
+  } t[] = {
+    {SGM_INVALID, 0, 64, 65535, 255, {0, 0, 0}},
+    {0, 0, 65, 0, 0, {0, 0, 127}},
+    {64 * 16, 0, 65, 1024, 254, {127, 0, 0}},
+    {32 * 16, 0, 65, 512, 127, {127, 255, 127}},
+    /* 1/16 px over a span of 2 px: 254 / 32 = 7.94, rounded to 8 */
+    {1, 0, 3, 1, 8, {0, 0, 159}},
+    /* min-disparity -2, D = 5: -2 .. 2 px onto 0 .. 254 */
+    {-32, -2, 5, 0, 0, {0, 0, 127}},
+    {-48, -2, 5, 0, 0, {0, 0, 127}},
+    {32, -2, 5, 32, 254, {127, 0, 0}},
+    {48, -2, 5, 48, 254, {127, 0, 0}},
+    {0, -2, 5, 0, 127, {127, 255, 127}},
+    {7, 0, 1, 7, 0, {0, 0, 127}},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    SgmParams p;
+    sgm_params_init (&p, 1, 1);
+    p.min_disp = t[i].mind;
+    p.num_disp = t[i].nd;
+    uint8_t g16[2], g8, rgba[4], bgrx[4];
+    sgm_ref_convert (&t[i].d, 1, 1, g16, 2, (SgmOutFormat) {
+        SGM_OUT_GRAY16, 0, 0, 0, 0}, &p);
+    sgm_ref_convert (&t[i].d, 1, 1, &g8, 1, (SgmOutFormat) {
+        SGM_OUT_GRAY8, 0, 0, 0, 0}, &p);
+    sgm_ref_convert (&t[i].d, 1, 1, rgba, 4, (SgmOutFormat) {
+        SGM_OUT_COLOUR, 0, 1, 2, 3}, &p);
+    sgm_ref_convert (&t[i].d, 1, 1, bgrx, 4, (SgmOutFormat) {
+        SGM_OUT_COLOUR, 2, 1, 0, 3}, &p);
+    const uint16_t v16 = (uint16_t) (g16[0] | g16[1] << 8);
+    EXPECT (v16 == t[i].g16, "case %zu: GRAY16 %u, want %u", i, v16,
+        t[i].g16);
+    EXPECT (g8 == t[i].g8, "case %zu: GRAY8 %u, want %u", i, g8, t[i].g8);
+    EXPECT (rgba[0] == t[i].rgb[0] && rgba[1] == t[i].rgb[1]
+        && rgba[2] == t[i].rgb[2] && rgba[3] == 255,
+        "case %zu: RGBA %u %u %u %u, want %u %u %u 255", i, rgba[0], rgba[1],
+        rgba[2], rgba[3], t[i].rgb[0], t[i].rgb[1], t[i].rgb[2]);
+    EXPECT (bgrx[2] == t[i].rgb[0] && bgrx[1] == t[i].rgb[1]
+        && bgrx[0] == t[i].rgb[2], "case %zu: BGRx channel order", i);
+  }
+}
+
 int
 main (void)
 {
+  check_conversion ();
   /* subpixel rounding against floating point, exhaustively on small sums */
   long bad = 0;
   for (int s0 = 0; s0 < 40; s0++)

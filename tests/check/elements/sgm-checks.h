@@ -118,7 +118,9 @@ ensure_multiview_types (void)
 typedef struct
 {
   gint nd, mind, lr, paths, census;
-  gint p2;                      /* 0: the element's, not set */
+  gint p2, p1;                  /* 0: the element's, not set */
+  gint uniq;                    /* uniqueness x 1024; 0: the element's */
+  gboolean no_subpixel, no_median;
 } Knobs;
 
 static void
@@ -128,6 +130,12 @@ apply_knobs (GstElement * sgm, const Knobs * k)
       "lr-max-diff", k->lr, "paths", k->paths, "census", k->census, NULL);
   if (k->p2 > 0)
     g_object_set (sgm, "p2", k->p2, NULL);
+  if (k->p1 > 0)
+    g_object_set (sgm, "p1", k->p1, NULL);
+  if (k->uniq > 0)
+    g_object_set (sgm, "uniqueness", k->uniq / 1024.0, NULL);
+  g_object_set (sgm, "subpixel", !k->no_subpixel, "median", !k->no_median,
+      NULL);
 }
 
 /* A harness for FACTORY (between cudaupload and cudadownload when
@@ -209,6 +217,12 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   p.census = k->census;
   if (k->p2 > 0)
     p.p2 = k->p2;
+  if (k->p1 > 0)
+    p.p1 = k->p1;
+  if (k->uniq > 0)
+    p.uniqueness = k->uniq;
+  p.subpixel = !k->no_subpixel;
+  p.median = !k->no_median;
   const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
   gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
   SgmLuma l = luma_for (infmt);
@@ -334,6 +348,36 @@ GST_START_TEST (test_controller)
   gst_object_unref (cs);
   gst_object_unref (sgm);
   gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* p1, uniqueness, subpixel and median reach the output: each setting's
+ * frame equals the reference with it and differs from the defaults'. */
+GST_START_TEST (test_more_knobs)
+{
+  static const Knobs ks[] = {
+    {64, 0, 1, 8, SGM_CENSUS_9X7},
+    {64, 0, 1, 8, SGM_CENSUS_9X7, 0, 4},
+    {64, 0, 1, 8, SGM_CENSUS_9X7, 0, 0, 512},
+    {64, 0, 1, 8, SGM_CENSUS_9X7, 0, 0, 700},
+    {64, 0, 1, 8, SGM_CENSUS_9X7, 0, 0, 0, TRUE},
+    {64, 0, 1, 8, SGM_CENSUS_9X7, 0, 0, 0, FALSE, TRUE},
+    {64, 0, -1, 4, SGM_CENSUS_9X7, 0, 0, 1024, TRUE, TRUE},
+  };
+  guint hash0 = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (ks); i++) {
+    GstElement *sgm;
+    GstHarness *h = new_harness (&sgm);
+    apply_knobs (sgm, &ks[i]);
+    gst_object_unref (sgm);
+    push_and_compare (h, "GRAY8", "GRAY16_LE", FALSE, FALSE, 77, 31, &ks[i]);
+    if (i == 0)
+      hash0 = last_out_hash;
+    else
+      fail_unless (last_out_hash != hash0, "setting %u gave the defaults' "
+          "output", i);
+    gst_harness_teardown (h);
+  }
 }
 GST_END_TEST;
 
@@ -579,6 +623,7 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_padded_stride);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_controller);
+  tcase_add_test (tc, test_more_knobs);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_dropped);
   tcase_add_test (tc, test_right_view_first);
