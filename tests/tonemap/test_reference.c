@@ -7,6 +7,7 @@
 
 #include "tonemap.h"
 #include "tmscene.h"
+#include "citest.h"
 
 static int failures;
 
@@ -418,6 +419,48 @@ hue_error (const double *rgb2020, const uint8_t * px)
 }
 
 static double worst_hue, clip_hue;
+static int worst_yuv, worst_alpha;
+
+/* A 4:2:0 output against the RGBA output of the same run, through an 8-bit
+ * BT.709 limited-range forward matrix written out here: each luma within 2
+ * codes of the one from that pixel's R'G'B', each chroma pair within 2 of
+ * the one from the block's mean R'G'B'. */
+static void
+check_yuv_vs_rgba (const TmFrame * yuv, const TmFrame * rgba, const char *tag)
+{
+  const int w = yuv->w, h = yuv->h, nv12 = yuv->fmt == CI_TM_OUT_NV12;
+  int worst = 0;
+  for (int by = 0; by + 1 < h; by += 2)
+    for (int bx = 0; bx + 1 < w; bx += 2) {
+      double mr = 0, mg = 0, mb = 0;
+      for (int k = 0; k < 4; k++) {
+        const int x = bx + (k & 1), y = by + (k >> 1);
+        const uint8_t *p = rgba->plane[0] + (size_t) y * rgba->stride[0] +
+            4 * x;
+        const double r = p[0], g = p[1], b = p[2];
+        const double yl = 16 + 219 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
+            / 255;
+        const int got = yuv->plane[0][(size_t) y * yuv->stride[0] + x];
+        worst = MAX (worst, (int) ceil (fabs (got - yl) - 0.5));
+        mr += r / 4;
+        mg += g / 4;
+        mb += b / 4;
+      }
+      const double yl = 0.2126 * mr + 0.7152 * mg + 0.0722 * mb;
+      const double cb = 128 + 224 * (mb - yl) / 1.8556 / 255;
+      const double cr = 128 + 224 * (mr - yl) / 1.5748 / 255;
+      const size_t cy = by / 2, cx = bx / 2;
+      const int gcb = nv12 ? yuv->plane[1][cy * yuv->stride[1] + 2 * cx] :
+          yuv->plane[1][cy * yuv->stride[1] + cx];
+      const int gcr = nv12 ? yuv->plane[1][cy * yuv->stride[1] + 2 * cx + 1] :
+          yuv->plane[2][cy * yuv->stride[2] + cx];
+      worst = MAX (worst, (int) ceil (fabs (gcb - cb) - 0.5));
+      worst = MAX (worst, (int) ceil (fabs (gcr - cr) - 0.5));
+    }
+  worst_yuv = MAX (worst_yuv, worst);
+  CHECK (worst <= 2, "%s: 4:2:0 output off the RGBA output by %d codes", tag,
+      worst);
+}
 
 static void
 test_formats_and_gamut (void)
@@ -426,11 +469,43 @@ test_formats_and_gamut (void)
   for (int fi = 0; fi < CI_TM_IN_N; fi++) {
     TmFrame *in = tm_frame_new_in (fi, w, h, 8);
     tm_fill_scene (in, 0, 0, 1);
+    const int a16 = fi == CI_TM_IN_RGBA64 || fi == CI_TM_IN_BGRA64;
+    if (a16)                    /* an alpha ramp, passed through */
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+          const uint16_t a = (uint16_t) ((x * 257 + y * 1031) % 65536);
+          uint8_t *p = in->plane[0] + (size_t) y * in->stride[0] + 8 * x + 6;
+          p[0] = a & 255;
+          p[1] = a >> 8;
+        }
+    TmFrame *rgba[CI_TM_OP_CLIP + 1] = { NULL };
     for (int fo = 0; fo < CI_TM_OUT_N; fo++) {
       TmFrame *out = tm_frame_new_out (fo, w, h, 8);
       for (int op = 0; op <= CI_TM_OP_CLIP; op++) {
         CiTonemap *tm = make (fi, fo, op, w, h, 0);
         run (tm, in, out);
+        char tag[96];
+        snprintf (tag, sizeof tag, "%s -> %s, %s", tm_in_name (fi),
+            tm_out_name (fo), tm_op_name (op));
+        if (fo == CI_TM_OUT_RGBA) {
+          rgba[op] = tm_frame_new_out (fo, w, h, 8);
+          memcpy (rgba[op]->plane[0], out->plane[0], out->size[0]);
+        }
+        if (fo == CI_TM_OUT_I420 || fo == CI_TM_OUT_NV12)
+          check_yuv_vs_rgba (out, rgba[op], tag);
+        if (a16 && (fo == CI_TM_OUT_RGBA || fo == CI_TM_OUT_BGRA)) {
+          int bad = 0;
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+              const int a = (x * 257 + y * 1031) % 65536;
+              const int want = (int) floor (a * 255.0 / 65535 + 0.5);
+              const int got = out->plane[0][(size_t) y * out->stride[0] +
+                  4 * x + 3];
+              bad = MAX (bad, abs (got - want));
+            }
+          worst_alpha = MAX (worst_alpha, bad);
+          CHECK (bad == 0, "%s: alpha off by up to %d", tag, bad);
+        }
         if (fo == CI_TM_OUT_RGBA && op != CI_TM_OP_CLIP) {
           /* patches at v 0.78: red u 0.1, green u 0.25, blue u 0.4 */
           static const double src[3][3] = { {1, 0.02, 0.02}, {0.02, 1, 0.05},
@@ -449,8 +524,13 @@ test_formats_and_gamut (void)
       }
       tm_frame_free (out);
     }
+    for (int op = 0; op <= CI_TM_OP_CLIP; op++)
+      tm_frame_free (rgba[op]);
     tm_frame_free (in);
   }
+  printf ("4:2:0 outputs against the RGBA output through a BT.709 matrix: "
+      "within %d codes; alpha ramps: off by at most %d\n", worst_yuv,
+      worst_alpha);
   /* the naive baseline: per-channel clipping of the same scene */
   TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, w, h, 0);
   TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, w, h, 0);
@@ -472,10 +552,54 @@ test_formats_and_gamut (void)
   tm_frame_free (out);
 }
 
+/* ci_tm_decode (which the statistics, the reference and the kernels
+ * share) against tmscene's own encoder: every input format, colours
+ * constant over 2x2 blocks, R'G'B' back within a few quantisation steps. */
+static void
+test_decode (void)
+{
+  const int w = 10, h = 6;
+  for (int fi = 0; fi < CI_TM_IN_N; fi++) {
+    TmFrame *f = tm_frame_new_in (fi, w, h, 4);
+    uint64_t st = 77 + fi;
+    double col[3][5][3];
+    for (int by = 0; by < h / 2; by++)
+      for (int bx = 0; bx < w / 2; bx++)
+        for (int c = 0; c < 3; c++)
+          col[by][bx][c] = (double) (ci_rand_next (&st) >> 11) / (1ull << 53);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const double *c = col[y / 2][x / 2];
+        tm_put_nonlinear (f, x, y, c[0], c[1], c[2], 1.0);
+      }
+    CiTmConfig cfg;
+    CiTmParams p;
+    tm_config_init (&cfg, fi, CI_TM_OUT_RGBA, w, h);
+    ci_tm_params_init (&cfg, &p);
+    CiTmInPlanes ip;
+    tm_frame_in_planes (f, &ip);
+    double worst = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        float r, g, b, a;
+        ci_tm_decode (&p, &ip, x, y, &r, &g, &b, &a);
+        const double *c = col[y / 2][x / 2];
+        worst = fmax (worst, fmax (fabs (r - c[0]), fmax (fabs (g - c[1]),
+                    fabs (b - c[2]))));
+      }
+    /* 10-bit limited range: a step is 1/876 (chroma 1/896) of full scale,
+     * and R', B' take up to 1.88 chroma steps plus a luma step */
+    CHECK (worst < 4e-3, "%s: decoded R'G'B' off by %.5f", tm_in_name (fi),
+        worst);
+    tm_frame_free (f);
+  }
+}
+
 int
 main (void)
 {
   test_eotf ();
+  test_decode ();
   test_scan ();
   test_stats (CI_TM_IN_P010, 1920, 1080);
   test_stats (CI_TM_IN_I420_10, 321, 179);

@@ -114,9 +114,11 @@ push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
  * takes and gives memory:CUDAMemory */
 static gboolean use_cuda_memory = FALSE;
 
+/* Push 4 frames of @ifmt with caps @ic to @ofmt and compare each with the
+ * reference run with @cfg. */
 static void
-run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
-    CiTmOutFormat to, CiTmOperator op, const gchar * extra_caps)
+run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
+    const gchar * ic, const CiTmConfig * cfg)
 {
   GstHarness *h;
   GstElement *tm;
@@ -128,15 +130,31 @@ run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
     h = gst_harness_new (FACTORY);
     tm = gst_object_ref (h->element);
   }
-  gchar *ic = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1,colorimetry=bt2100-pq%s", ifmt, W, H,
-      extra_caps ? extra_caps : "");
   gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
-  g_object_set (tm, "operator", op, "smoothing", 4, NULL);
+  g_object_set (tm, "operator", cfg->op, "smoothing", cfg->smoothing, NULL);
   gst_object_unref (tm);
   gst_harness_set_src_caps_str (h, ic);
   gst_harness_set_sink_caps_str (h, oc);
+  CiTonemap *ref = ci_tonemap_new (cfg);
+  TmFrame *rout = tm_frame_new_out (cfg->out_format, W, H, 0);
+  for (int fr = 0; fr < 4; fr++) {
+    int d = push_and_compare (h, ifmt, tf, W, H, 10 + fr, ref, rout);
+    fail_unless (d <= TOLERANCE, "%s (%s) -> %s op %d frame %d: max diff %d",
+        ifmt, ic, ofmt, cfg->op, fr, d);
+  }
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+  g_free (oc);
+  gst_harness_teardown (h);
+}
 
+static void
+run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
+    CiTmOutFormat to, CiTmOperator op, const gchar * extra_caps)
+{
+  gchar *ic = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1,colorimetry=bt2100-pq%s", ifmt, W, H,
+      extra_caps ? extra_caps : "");
   /* the reference with the same configuration */
   GstCaps *incaps = gst_caps_from_string (ic);
   CiTmConfig cfg;
@@ -146,21 +164,76 @@ run_case (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   GstVideoContentLightLevel cll;
   if (gst_video_content_light_level_from_caps (&cll, incaps))
     cfg.source_peak = cll.max_content_light_level;
-  CiTonemap *ref = ci_tonemap_new (&cfg);
-  TmFrame *rout = tm_frame_new_out (to, W, H, 0);
-
-  for (int fr = 0; fr < 4; fr++) {
-    int d = push_and_compare (h, ifmt, tf, W, H, 10 + fr, ref, rout);
-    fail_unless (d <= TOLERANCE, "%s -> %s op %d frame %d: max diff %d",
-        ifmt, ofmt, op, fr, d);
-  }
-  tm_frame_free (rout);
-  ci_tonemap_free (ref);
+  run_case_cfg (ifmt, tf, ofmt, ic, &cfg);
   gst_caps_unref (incaps);
   g_free (ic);
-  g_free (oc);
-  gst_harness_teardown (h);
 }
+
+/* The caps' colorimetry and HDR10 metadata reach the configuration: each
+ * case's expected settings are written out here, not derived as the
+ * element derives them. */
+GST_START_TEST (test_caps_mapping)
+{
+  static const struct
+  {
+    GstVideoColorRange range;
+    GstVideoColorMatrix matrix;
+    GstVideoTransferFunction transfer;
+    GstVideoColorPrimaries primaries;
+    CiTmTransfer trc;
+    CiTmMatrix cm;
+    int full, bt2020;
+    guint mastering_max;        /* cd/m2; 0: no mastering-display-info */
+  } t[] = {
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_ARIB_STD_B67, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_HLG, CI_TM_MATRIX_BT2020, 0, 1, 0},
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT709,
+          GST_VIDEO_TRANSFER_BT709, GST_VIDEO_COLOR_PRIMARIES_BT709,
+        CI_TM_TRC_SRGB, CI_TM_MATRIX_BT709, 0, 0, 0},
+    {GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_MATRIX_BT601,
+          GST_VIDEO_TRANSFER_SMPTE2084, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_PQ, CI_TM_MATRIX_BT601, 1, 1, 0},
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_SMPTE2084, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_PQ, CI_TM_MATRIX_BT2020, 0, 1, 600},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    GstVideoColorimetry c = { t[i].range, t[i].matrix, t[i].transfer,
+      t[i].primaries
+    };
+    gchar *cs = gst_video_colorimetry_to_string (&c);
+    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "P010_10LE", "width", G_TYPE_INT, W, "height",
+        G_TYPE_INT, H, "framerate", GST_TYPE_FRACTION, 30, 1, "colorimetry",
+        G_TYPE_STRING, cs, NULL);
+    if (t[i].mastering_max) {
+      GstVideoMasteringDisplayInfo m;
+      gst_video_mastering_display_info_init (&m);
+      m.max_display_mastering_luminance = t[i].mastering_max * 10000;
+      m.min_display_mastering_luminance = 50;
+      m.white_point.x = 15635;
+      m.white_point.y = 16450;
+      fail_unless (gst_video_mastering_display_info_add_to_caps (&m, caps));
+    }
+    gchar *ic = gst_caps_to_string (caps);
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.op = t[i].mastering_max ? CI_TM_OP_BT2390 : CI_TM_OP_HISTOGRAM;
+    cfg.smoothing = 4;
+    cfg.transfer = t[i].trc;
+    cfg.matrix = t[i].cm;
+    cfg.full_range = t[i].full;
+    cfg.primaries_bt2020 = t[i].bt2020;
+    cfg.source_peak = (float) t[i].mastering_max;
+    run_case_cfg ("P010_10LE", CI_TM_IN_P010, "BGRx", ic, &cfg);
+    g_free (ic);
+    g_free (cs);
+    gst_caps_unref (caps);
+  }
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_formats)
 {
@@ -477,4 +550,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_no_colorimetry);
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_controller);
+  tcase_add_test (tc, test_caps_mapping);
 }
