@@ -126,9 +126,9 @@ gst_cuda_fftbloom_process (GstCudaImagingFilter * filter,
     if (!ci_fb_cuda_frame_fits (kernel, width, height, scale)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
           ("Frame too large for the FFT"),
-          ("%dx%d with a %dx%d kernel: the FFT grid would pass %d M samples "
-              "or a side 2^20", width, height, kernel->width, kernel->height,
-              G_MAXINT / 3 >> 20));
+          ("%dx%d with a %dx%d kernel: the FFT grid would pass %d M samples, "
+              "a side of 2^20 or %d rows", width, height, kernel->width,
+              kernel->height, G_MAXINT / 3 >> 20, 8 * 65535));
       ci_fb_kernel_free (kernel);
       return GST_CUDA_IMAGING_ERROR_POSTED;
     }

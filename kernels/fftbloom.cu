@@ -31,6 +31,7 @@
 
 /* sides past this would overflow the grid size arithmetic (int) */
 #define CI_FB_MAX_SIDE (1 << 20)
+#define CI_FB_MAX_ROWS (8 * 65535)
 
 #include "fftbloom_fft.cuh"
 #include "cipdl.cuh"
@@ -1497,6 +1498,10 @@ ci_fb_cuda_frame_fits (const CiFbKernel * k, int width, int height, int scale)
     return 0;
   int nx = ci_fb_grid_size (ci_fb_scaled (width, scale), k->width, k->cx);
   int ny = ci_fb_grid_size (ci_fb_scaled (height, scale), k->height, k->cy);
+  /* the 2D launches take 8 rows per block, in at most 65535 blocks */
+  if (height > CI_FB_MAX_ROWS || ny > CI_FB_MAX_ROWS
+      || k->height > CI_FB_MAX_ROWS)
+    return 0;
   return (size_t) nx * ny <= (size_t) INT_MAX / 3;
 }
 

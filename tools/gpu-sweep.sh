@@ -102,6 +102,14 @@ expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=23000,height=23000,
   cudafftbloom kernel-size=1 ! fakesink
 expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=2097152,height=1,format=RGBx ! \
   cudafftbloom kernel-size=0.001 ! fakesink
+# taller than 8 x 65535 rows (the launches' grid height), and just under it
+expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=2,height=600000,format=RGBx ! \
+  cudafftbloom kernel-size=0.001 ! fakesink
+expect ok videotestsrc num-buffers=1 ! video/x-raw,width=2,height=300000,format=RGBx ! \
+  cudafftbloom kernel-size=0.001 ! fakesink
+# very tall frames (the grid height of the launches)
+expect ok videotestsrc num-buffers=1 ! video/x-raw,width=64,height=1200000,format=GRAY8 ! \
+  cudasupersample ! video/x-raw,width=32,height=600000 ! fakesink
 # out of GPU memory in every SGM layout (compact: 3 x 8192 x 8192 x 1024 bytes)
 expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=16384,height=8192,format=GRAY8 ! \
   cudasgm num-disparities=1024 ! video/x-raw,format=GRAY16_LE ! fakesink
