@@ -315,6 +315,9 @@ ci_have_cudaupload (void)
 {
   GstElementFactory *f = gst_element_factory_find ("cudaupload");
   if (!f) {
+    /* on a GPU host the CUDA-memory cases must not pass by not running */
+    fail_if (g_getenv ("CI_REQUIRE_CUDAUPLOAD") != NULL,
+        "cudaupload not available and CI_REQUIRE_CUDAUPLOAD is set");
     g_print ("cudaupload not available: CUDA-memory case skipped\n");
     return FALSE;
   }

@@ -38,7 +38,8 @@ gchar *ci_data_path (const char *env, const char *name);
 gboolean ci_element_can_start (const char *factory);
 
 /* TRUE when GStreamer's cudaupload exists (the CUDA-memory cases need it
- * and cudadownload); otherwise says that the case is skipped. */
+ * and cudadownload); otherwise says that the case is skipped, or fails it
+ * when CI_REQUIRE_CUDAUPLOAD is set. */
 gboolean ci_have_cudaupload (void);
 
 /* The CUDA context @e answers a context query on its src pad with, for

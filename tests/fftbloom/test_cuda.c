@@ -117,6 +117,13 @@ frame (Rig * g, const char *what, int width, int height, const Fmt * fm,
         differ += d != 0;
       }
     }
+  /* the row padding keeps the poison: nothing is written past a row */
+  long pad_bad = 0;
+  for (int y = 0; y < height; y++)
+    for (size_t x = width * pxb; x < pitch; x++)
+      pad_bad += gpu[y * pitch + x] != 0xA5;
+  EXPECT (pad_bad == 0, "%s %s: %ld padding bytes written", mode_names[g->mode],
+      what, pad_bad);
   int nx, ny;
   ci_fb_cuda_grid (g->ctx, &nx, &ny);
   printf ("%-9s %-34s %-13s %4dx%-4d grid %4dx%-4d cb %d max|gpu-ref| %d (%d samples differ), alpha %s\n",

@@ -517,9 +517,13 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   };
   for (int f = 0; f < 3; f++) {
     const size_t op = (size_t) w * sgm_out_bytes (fmts[f]) + 4;
-    uint8_t *ho = calloc (op * h, 1), *dho = malloc (op * h);
+    /* poisoned, padding included: 0 is a valid output, 0xa5 a sentinel
+     * that the rows' 4 padding bytes must keep */
+    uint8_t *ho = malloc (op * h), *dho = malloc (op * h);
     uint8_t *dout = dalloc (op * h);
-    CK (cudaMemset (dout, 0, op * h));
+    memset (ho, 0xa5, op * h);
+    CK (cudaMemset (dout, 0xa5, op * h));
+    CK (cudaDeviceSynchronize ());
     sgm_ref_convert (full, w, h, ho, op, fmts[f], &p);
     KL (sgm_cuda_convert ((int16_t *) dmed, mpitch, dout, op, fmts[f], &p,
             stream));
