@@ -310,6 +310,19 @@ ci_cuda_context_of (GstElement * e)
   return ctx;
 }
 
+void
+ci_check_shared_context (GstHarness * h, const char *a, const char *b)
+{
+  GstElement *ea = gst_bin_get_by_name (GST_BIN (h->element), a);
+  GstElement *eb = gst_bin_get_by_name (GST_BIN (h->element), b);
+  fail_unless (ea && eb);
+  fail_unless (ci_cuda_context_of (ea) != NULL, "%s has no CUDA context", a);
+  fail_unless (ci_cuda_context_of (ea) == ci_cuda_context_of (eb),
+      "%s and %s did not share a CUDA context", a, b);
+  gst_object_unref (ea);
+  gst_object_unref (eb);
+}
+
 gboolean
 ci_have_cudaupload (void)
 {

@@ -45,6 +45,9 @@ gboolean ci_have_cudaupload (void);
 /* The CUDA context @e answers a context query on its src pad with, for
  * comparison only (no reference is kept); NULL if it has none. */
 gpointer ci_cuda_context_of (GstElement * e);
+/* Fails unless the elements named @a and @b in @h's bin have one CUDA
+ * context. */
+void ci_check_shared_context (GstHarness * h, const char *a, const char *b);
 
 /* Pushes @in (taken) with a region-of-interest meta (x, y, w, h) through
  * @h and fails unless the output carries it as (ex, ey, ew, eh); ew = 0:

@@ -45,13 +45,7 @@ GST_START_TEST (test_shared_context_sizes)
     fail_unless (out != NULL, "frame %d: no output", i);
     gst_buffer_unref (out);
   }
-  GstElement *a = gst_bin_get_by_name (GST_BIN (h->element), "a");
-  GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
-  fail_unless (ci_cuda_context_of (a) != NULL);
-  fail_unless (ci_cuda_context_of (a) == ci_cuda_context_of (b),
-      "the two instances did not share a context");
-  gst_object_unref (a);
-  gst_object_unref (b);
+  ci_check_shared_context (h, "a", "b");
   gst_harness_teardown (h);
 }
 GST_END_TEST;
