@@ -93,6 +93,11 @@ main (int argc, char **argv)
           st->name, bad2, st->opencv_bad2);
       fails++;
     }
+    if (bad2 > st->recorded_bad2 + 0.005) {
+      printf ("FAIL: %s bad-2 %.2f %% is worse than the recorded %.2f %%\n",
+          st->name, bad2, st->recorded_bad2);
+      fails++;
+    }
     if (outdir) {
       /* colour-mapped disparity next to the input pair */
       CiImage *o = ci_image_new (3 * w, h, 3, 1);

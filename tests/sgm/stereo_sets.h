@@ -10,12 +10,15 @@ typedef struct
   const char *name, *left, *right, *gt;
   int gt_scale, num_disp;
   double opencv_bad2;
+  /* the defaults' bad-2 as docs/sgm.md records it: the accuracy test fails
+   * on any worsening (the arithmetic is integer, so it is reproducible) */
+  double recorded_bad2;
 } Set;
 
 static const Set sets[] = {
-  {"tsukuba", "im3.png", "im4.png", "disp3.pgm", 16, 16, 5.2},
-  {"venus", "im2.png", "im6.png", "disp2.pgm", 8, 32, 9.4},
-  {"cones", "im2.png", "im6.png", "disp2.png", 4, 64, 22.2},
+  {"tsukuba", "im3.png", "im4.png", "disp3.pgm", 16, 16, 5.2, 4.23},
+  {"venus", "im2.png", "im6.png", "disp2.pgm", 8, 32, 9.4, 3.77},
+  {"cones", "im2.png", "im6.png", "disp2.png", 4, 64, 22.2, 13.03},
 };
 
 static CiImage *
