@@ -177,7 +177,8 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_FFTBLOOM_RESOLUTION_SCALE, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cpu_fftbloom_debug, "cpufftbloom", 0,
       "CPU FFT convolution bloom");
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_meta);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_meta);
 }
 
 static void

@@ -158,7 +158,8 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_SGM_PATHS, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cpu_sgm_debug, "cpusgm", 0,
       "CPU Semi-Global Matching stereo");
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_meta);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_meta);
 }
 
 static void

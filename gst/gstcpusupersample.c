@@ -112,7 +112,8 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cpu_supersample_debug, "cpusupersample", 0,
       "CPU super-sampling downscaler");
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_meta);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_meta);
 }
 
 static void

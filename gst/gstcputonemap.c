@@ -239,7 +239,8 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cpu_tonemap_debug, "cputonemap", 0,
       "CPU HDR to SDR tone mapper");
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_meta);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_meta);
 }
 
 static void

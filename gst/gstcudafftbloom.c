@@ -166,7 +166,8 @@ gst_cuda_fftbloom_class_init (GstCudaFftBloomClass * klass)
   /* same format and size either way: the base class's default transform */
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_set_info);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_process);
-  filter_class->keep_metas = GST_CI_METAS_GEOMETRY_COLORSPACE;  /* same geometry and colour space */
+  /* same geometry and colour space */
+  filter_class->keep_metas = GST_CI_METAS_GEOMETRY_COLORSPACE;
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_fftbloom_release);
 
   gst_type_mark_as_plugin_api (GST_TYPE_FFTBLOOM_RESOLUTION_SCALE, 0);

@@ -166,7 +166,8 @@ gst_cuda_sgm_class_init (GstCudaSgmClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_sgm_transform_raw_caps);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sgm_set_info);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_sgm_process);
-  filter_class->keep_metas = GST_CI_METAS_UNTAGGED;  /* one view of the frame: nothing tagged carries over */
+  /* one view of the frame: nothing tagged carries over */
+  filter_class->keep_metas = GST_CI_METAS_UNTAGGED;
   /* luma or packed RGB: plane 0 only (I420 / NV12 from system memory: a
    * third less to upload) */
   filter_class->in_planes_read = 1;

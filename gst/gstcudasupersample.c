@@ -93,7 +93,8 @@ gst_cuda_supersample_class_init (GstCudaSupersampleClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_supersample_transform_raw_caps);
   gst_supersample_install_vfuncs (trans_class);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_supersample_process);
-  filter_class->keep_metas = GST_CI_METAS_GEOMETRY_COLORSPACE;  /* scaled picture, same colours */
+  /* scaled picture, same colours */
+  filter_class->keep_metas = GST_CI_METAS_GEOMETRY_COLORSPACE;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_supersample_debug, "cudasupersample", 0,
       "CUDA super-sampling downscaler");

@@ -232,7 +232,8 @@ gst_cuda_tonemap_class_init (GstCudaTonemapClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_sink_event);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_set_info);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_process);
-  filter_class->keep_metas = GST_CI_METAS_GEOMETRY;  /* same geometry, new colour space */
+  /* same geometry, new colour space */
+  filter_class->keep_metas = GST_CI_METAS_GEOMETRY;
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_tonemap_release);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_tonemap_debug, "cudatonemap", 0,
