@@ -122,11 +122,15 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     goto done;
   }
 
-  /* Keep the input's pixel aspect ratio where allowed. */
+  /* Keep the input's pixel aspect ratio where allowed (what downstream
+   * allows is kept too, for the ratio's last say below). */
   gboolean par_free = to_par_v && !gst_value_is_fixed (to_par_v);
-  if (par_free)
+  GValue par_allowed = G_VALUE_INIT;
+  if (par_free) {
+    gst_value_init_and_copy (&par_allowed, to_par_v);
     gst_structure_fixate_field_nearest_fraction (outs, "pixel-aspect-ratio",
         from_par_n, from_par_d);
+  }
   to_par_v = gst_structure_get_value (outs, "pixel-aspect-ratio");
   if (to_par_v && GST_VALUE_HOLDS_FRACTION (to_par_v)) {
     to_par_n = gst_value_get_fraction_numerator (to_par_v);
@@ -140,14 +144,15 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     den = from_h;
   }
   {
-    /* Try to keep the height, then the width; take a candidate only if the
-     * other axis lands exactly where the display aspect ratio wants it. */
+    /* Keep the height (the input's, or the one asked for), the width
+     * following the display aspect ratio; where that width is not allowed
+     * and the height is free, keep the width instead. */
     gint tw, th;
-    gboolean exact = TRUE;
     GstStructure *t = gst_structure_copy (outs);
     th = fixate_int (t, "height", h ? h : from_h);
     tw = (gint) gst_util_uint64_scale_int_round (th, num, den);
-    if (fixate_int (t, "width", w ? w : tw) != tw) {
+    gboolean exact = fixate_int (t, "width", w ? w : tw) == tw;
+    if (!exact && !h) {
       gst_structure_free (t);
       t = gst_structure_copy (outs);
       tw = fixate_int (t, "width", w ? w : from_w);
@@ -159,14 +164,19 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     gst_structure_free (t);
     gst_structure_set (outs, "width", G_TYPE_INT, tw, "height", G_TYPE_INT, th,
         NULL);
-    /* neither fits exactly: let the pixel aspect ratio absorb the rest */
+    /* no exact size pair: the pixel aspect ratio takes up the rest, as
+     * near as downstream allows */
     if (par_free && !exact) {
       gint n, d;
-      if (gst_util_fraction_multiply (dar_n, dar_d, th, tw, &n, &d))
-        gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d,
-            NULL);
+      if (gst_util_fraction_multiply (dar_n, dar_d, th, tw, &n, &d)) {
+        gst_structure_set_value (outs, "pixel-aspect-ratio", &par_allowed);
+        gst_structure_fixate_field_nearest_fraction (outs,
+            "pixel-aspect-ratio", n, d);
+      }
     }
   }
+  if (par_free)
+    g_value_unset (&par_allowed);
 
 done:
   othercaps = gst_caps_fixate (othercaps);

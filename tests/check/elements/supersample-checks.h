@@ -326,6 +326,15 @@ GST_START_TEST (test_aspect_ratio_kept)
   check_fixation (640, 480, "height=[1,240]", 320, 240, 1, 1);
   /* no size pair keeps 4:3 with square pixels: the ratio absorbs it */
   check_fixation (640, 480, "width=320,height=[1,100]", 320, 100, 5, 12);
+  /* a fixed height whose width is clamped: the nearest allowed width */
+  check_fixation (640, 480, "height=240,width=[400,640],"
+      "pixel-aspect-ratio=1/1", 400, 240, 1, 1);
+  check_fixation (640, 480, "height=240,width=[400,640],"
+      "pixel-aspect-ratio=[1/1,2/1]", 400, 240, 1, 1);
+  /* the ratio that would absorb the error must still be one downstream
+   * allows (10/9 wanted here): the nearest of its list */
+  check_fixation (640, 480, "width=[1,300],height=[250,480],"
+      "pixel-aspect-ratio={1/1,2/1}", 300, 250, 1, 1);
   /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
   check_fixation (1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563,
       1, 1);
