@@ -1288,6 +1288,20 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
   delete tm;
 }
 
+/* A kernel fits this device with @smem bytes of dynamic shared memory when
+ * that and its static shared memory (CUB's temporaries) stay within the
+ * per-block limit. */
+static bool
+tm_fits (const CiTmCuda * tm, const void *func, size_t smem)
+{
+  cudaFuncAttributes fa;
+  if (cudaFuncGetAttributes (&fa, func) != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return smem + fa.sharedSizeBytes <= tm->smem_limit;
+}
+
 static int
 tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     const CiTmCudaRuntime * rt, int impl, cudaStream_t s,
@@ -1349,7 +1363,11 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       + TM_O8_PAD;
   tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
   /* the generic kernels have no fallback: bins decides whether they fit */
-  if (tm->smem_hist > tm->smem_limit || tm->smem_map_stats > tm->smem_limit)
+  if (!tm_fits (tm, (const void *) tm_hist_kernel < true >, tm->smem_hist)
+      || !tm_fits (tm, (const void *) tm_map_kernel < true, true >,
+          tm->smem_map_stats)
+      || !tm_fits (tm, (const void *) tm_map_kernel < true, false >,
+          tm->smem_map_stats))
     return (int) cudaErrorLaunchOutOfResources;
   CK (tm_grid ((const void *) tm_minmax_kernel < true >, tm->smem_minmax, nq,
           &tm->grid_minmax));
@@ -1399,7 +1417,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int hs = 0; hs < 2; hs++) {
         tm->grid_fstats[ic][hs] = 0;
-        if (tm_fstats_smem (tm, hs) <= tm->smem_limit)
+        if (tm_fits (tm, fstats[ic][hs], tm_fstats_smem (tm, hs)))
           CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
                   nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
       }
@@ -1407,7 +1425,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       for (int oc = 0; oc < 2; oc++)
         for (int st = 0; st < 2; st++) {
           tm->grid_fast[ic][oc][st] = 0;
-          if (tm->smem_fast[oc][st] <= tm->smem_limit)
+          if (tm_fits (tm, fast[ic][oc][st], tm->smem_fast[oc][st]))
             CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK,
                     tm->smem_fast[oc][st], nqf > 0 ? nqf : 1,
                     &tm->grid_fast[ic][oc][st]));
