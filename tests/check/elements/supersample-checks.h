@@ -310,34 +310,39 @@ check_fixation (gint iw, gint ih, const gchar * sink_caps, gint ew, gint eh,
  * aspect ratio takes up the rest. */
 GST_START_TEST (test_aspect_ratio_kept)
 {
-  const gchar *max = "2147483647";
-  gchar *c = g_strdup_printf ("width=320,height=[1,%s],pixel-aspect-ratio=1/1",
-      max);
-  check_fixation (640, 480, c, 320, 240, 1, 1);
-  g_free (c);
-  /* both sizes fixed: the pixel aspect ratio keeps the display ratio */
-  check_fixation (640, 480, "width=320,height=480,"
-      "pixel-aspect-ratio=[1/100,100/1]", 320, 480, 2, 1);
-  /* a box: both axes clamped, the picture fits inside it */
-  check_fixation (640, 480, "width=[1,320],height=[1,320],"
-      "pixel-aspect-ratio=1/1", 320, 240, 1, 1);
-  check_fixation (640, 480, "width=[1,320],pixel-aspect-ratio=1/1", 320, 240,
-      1, 1);
-  check_fixation (640, 480, "height=[1,240]", 320, 240, 1, 1);
-  /* no size pair keeps 4:3 with square pixels: the ratio absorbs it */
-  check_fixation (640, 480, "width=320,height=[1,100]", 320, 100, 5, 12);
-  /* a fixed height whose width is clamped: the nearest allowed width */
-  check_fixation (640, 480, "height=240,width=[400,640],"
-      "pixel-aspect-ratio=1/1", 400, 240, 1, 1);
-  check_fixation (640, 480, "height=240,width=[400,640],"
-      "pixel-aspect-ratio=[1/1,2/1]", 400, 240, 1, 1);
-  /* the ratio that would absorb the error must still be one downstream
-   * allows (10/9 wanted here): the nearest of its list */
-  check_fixation (640, 480, "width=[1,300],height=[250,480],"
-      "pixel-aspect-ratio={1/1,2/1}", 300, 250, 1, 1);
-  /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
-  check_fixation (1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563,
-      1, 1);
+  static const struct
+  {
+    gint iw, ih;
+    const gchar *caps;
+    gint w, h, pn, pd;
+  } t[] = {
+    {640, 480, "width=320,height=[1,2147483647],pixel-aspect-ratio=1/1", 320,
+        240, 1, 1},
+    /* both sizes fixed: the pixel aspect ratio keeps the display ratio */
+    {640, 480, "width=320,height=480,pixel-aspect-ratio=[1/100,100/1]", 320,
+        480, 2, 1},
+    /* a box: both axes clamped, the picture fits inside it */
+    {640, 480, "width=[1,320],height=[1,320],pixel-aspect-ratio=1/1", 320,
+        240, 1, 1},
+    {640, 480, "width=[1,320],pixel-aspect-ratio=1/1", 320, 240, 1, 1},
+    {640, 480, "height=[1,240]", 320, 240, 1, 1},
+    /* no size pair keeps 4:3 with square pixels: the ratio absorbs it */
+    {640, 480, "width=320,height=[1,100]", 320, 100, 5, 12},
+    /* a fixed height whose width is clamped: the nearest allowed width */
+    {640, 480, "height=240,width=[400,640],pixel-aspect-ratio=1/1", 400, 240,
+        1, 1},
+    {640, 480, "height=240,width=[400,640],pixel-aspect-ratio=[1/1,2/1]", 400,
+        240, 1, 1},
+    /* the ratio that would absorb the error must still be one downstream
+     * allows (10/9 wanted here): the nearest of its list */
+    {640, 480, "width=[1,300],height=[250,480],pixel-aspect-ratio={1/1,2/1}",
+        300, 250, 1, 1},
+    /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
+    {1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563, 1, 1},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    check_fixation (t[i].iw, t[i].ih, t[i].caps, t[i].w, t[i].h, t[i].pn,
+        t[i].pd);
 }
 GST_END_TEST;
 
