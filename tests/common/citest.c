@@ -5,6 +5,8 @@
 #include "citest.h"
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +310,19 @@ ci_cuda_context_of (GstElement * e)
   if (pad)
     gst_object_unref (pad);
   return ctx;
+}
+
+void
+ci_control_steps (GstElement * e, const char *prop, const double *v, int n)
+{
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (e),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (e), prop, cs)));
+  for (int i = 0; i < n; i++)
+    gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+        i * GST_SECOND, v[i]);
+  gst_object_unref (cs);        /* the binding holds it */
 }
 
 void

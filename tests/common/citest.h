@@ -42,6 +42,11 @@ gboolean ci_element_can_start (const char *factory);
  * when CI_REQUIRE_CUDAUPLOAD is set. */
 gboolean ci_have_cudaupload (void);
 
+/* Binds @prop of @e to a control source that holds @v[i] from i seconds
+ * of stream time on (absolute values, no interpolation). */
+void ci_control_steps (GstElement * e, const char *prop, const double *v,
+    int n);
+
 /* The CUDA context @e answers a context query on its src pad with, for
  * comparison only (no reference is kept); NULL if it has none. */
 gpointer ci_cuda_context_of (GstElement * e);

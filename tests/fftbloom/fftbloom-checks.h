@@ -11,8 +11,6 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
-#include <gst/controller/gstinterpolationcontrolsource.h>
-#include <gst/controller/gstdirectcontrolbinding.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,16 +270,9 @@ GST_START_TEST (test_controller)
   g_object_set (h->element, "spike-count", 4, "spike-strength", 0.5f, NULL);
   const gchar *names[] = { "intensity", "spike-angle" };
   const float val[2][2] = { {2.0f, 0.5f}, {0.0f, 30.0f} };
-  GstControlSource *cs[2];
   for (int p = 0; p < 2; p++) {
-    cs[p] = gst_interpolation_control_source_new ();
-    g_object_set (cs[p], "mode", GST_INTERPOLATION_MODE_NONE, NULL);
-    fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
-            gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
-                names[p], cs[p])));
-    for (int i = 0; i < 2; i++)
-      gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE
-          (cs[p]), i * GST_SECOND, val[p][i]);
+    const double steps[] = { val[p][0], val[p][1] };
+    ci_control_steps (h->element, names[p], steps, 2);
   }
   for (int i = 0; i < 2; i++) {
     s.p.intensity = val[0][i];
@@ -300,8 +291,6 @@ GST_START_TEST (test_controller)
     gst_buffer_unref (in);
     gst_buffer_unref (out);
   }
-  gst_object_unref (cs[0]);
-  gst_object_unref (cs[1]);
   gst_harness_teardown (h);
 }
 GST_END_TEST;

@@ -5,8 +5,6 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
-#include <gst/controller/gstinterpolationcontrolsource.h>
-#include <gst/controller/gstdirectcontrolbinding.h>
 #include "citest.h"
 #include "tonemap.h"
 #include "tmscene.h"
@@ -411,15 +409,9 @@ GST_START_TEST (test_controller)
   GstHarness *h = gst_harness_new (FACTORY);
   g_object_set (h->element, "smoothing", 0, "operator", CI_TM_OP_BT2390,
       NULL);
-  GstControlSource *cs = gst_interpolation_control_source_new ();
-  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
-  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
-          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
-              "target-peak", cs)));
   const float peak[] = { 100.0f, 400.0f };
-  for (int i = 0; i < 2; i++)
-    gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
-        i * GST_SECOND, peak[i]);
+  const double steps[] = { 100, 400 };
+  ci_control_steps (h->element, "target-peak", steps, 2);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
       "height=54,framerate=1/1,colorimetry=bt2100-pq");
   gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
@@ -447,7 +439,6 @@ GST_START_TEST (test_controller)
       "target-peak 100 and 400 gave the same reference");
   tm_frame_free (rout[0]);
   tm_frame_free (rout[1]);
-  gst_object_unref (cs);
   gst_harness_teardown (h);
 }
 
