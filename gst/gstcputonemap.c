@@ -137,10 +137,7 @@ static gboolean
 gst_cpu_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (trans);
-  /* after a seek the history belongs to another part of the stream, after
-   * a stream-start (gapless playback, concat) to another stream */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
-      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+  if (gst_tonemap_event_restarts_history (event))
     self->need_reset = TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_cpu_tonemap_parent_class)->sink_event
       (trans, event);

@@ -89,9 +89,7 @@ static gboolean
 gst_cuda_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaTonemap *self = GST_CUDA_TONEMAP (trans);
-  /* after a seek or a new stream the history is another part's */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
-      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+  if (gst_tonemap_event_restarts_history (event))
     self->need_reset = TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_tonemap_parent_class)->sink_event
       (trans, event);

@@ -72,4 +72,14 @@ void gst_tonemap_runtime (GstElement * element, GstTonemapSettings * s,
     gfloat meta_peak, CiTmConfig * cfg, guint * runtime_serial,
     guint * layout_serial);
 
+/* Whether @event starts the temporal statistics afresh: after a seek
+ * (flush) the history belongs to another part of the stream, after a
+ * stream-start (gapless playback, concat) to another stream. */
+static inline gboolean
+gst_tonemap_event_restarts_history (GstEvent * event)
+{
+  return GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
+      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START;
+}
+
 G_END_DECLS
