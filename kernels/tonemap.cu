@@ -1213,10 +1213,20 @@ tm_input_class (const CiTmCuda * tm)
   return tm_class_of (tm->p.in_format);
 }
 
+/* Blocks of @nt threads for @work_items, as many as fit the SMs at once;
+ * *grid = 0 when the kernel does not fit this device at all: its dynamic
+ * (@smem) and static shared memory (CUB's temporaries) past the per-block
+ * limit. */
 static int
-tm_grid_n (const void *func, int nt, size_t smem, long long work_items,
-    int *grid)
+tm_grid_n (const CiTmCuda * tm, const void *func, int nt, size_t smem,
+    long long work_items, int *grid)
 {
+  cudaFuncAttributes fa;
+  CK (cudaFuncGetAttributes (&fa, func));
+  if (smem + fa.sharedSizeBytes > tm->smem_limit) {
+    *grid = 0;
+    return 0;
+  }
   int dev, sms, occ;
   CK (cudaGetDevice (&dev));
   CK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -1230,10 +1240,14 @@ tm_grid_n (const void *func, int nt, size_t smem, long long work_items,
   return 0;
 }
 
+/* The generic kernels: no fallback, so one that does not fit (bins
+ * decides) is an error. */
 static int
-tm_grid (const void *func, size_t smem, long long work_items, int *grid)
+tm_grid (const CiTmCuda * tm, const void *func, size_t smem,
+    long long work_items, int *grid)
 {
-  return tm_grid_n (func, TM_BLOCK, smem, work_items, grid);
+  CK (tm_grid_n (tm, func, TM_BLOCK, smem, work_items, grid));
+  return *grid > 0 ? 0 : (int) cudaErrorLaunchOutOfResources;
 }
 
 static int
@@ -1286,20 +1300,6 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
   cudaFree (tm->d_bin);
   cudaFree (tm->d_tmp);
   delete tm;
-}
-
-/* A kernel fits this device with @smem bytes of dynamic shared memory when
- * that and its static shared memory (CUB's temporaries) stay within the
- * per-block limit. */
-static bool
-tm_fits (const CiTmCuda * tm, const void *func, size_t smem)
-{
-  cudaFuncAttributes fa;
-  if (cudaFuncGetAttributes (&fa, func) != cudaSuccess) {
-    cudaGetLastError ();
-    return false;
-  }
-  return smem + fa.sharedSizeBytes <= tm->smem_limit;
 }
 
 static int
@@ -1362,21 +1362,14 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   tm->smem_map = (TM_EOTF_N + TM_TRC_PAD + ((nmap + 3) & ~3)) * sizeof (float)
       + TM_O8_PAD;
   tm->smem_map_stats = tm->smem_map + p->bins * sizeof (uint32_t);
-  /* the generic kernels have no fallback: bins decides whether they fit */
-  if (!tm_fits (tm, (const void *) tm_hist_kernel < true >, tm->smem_hist)
-      || !tm_fits (tm, (const void *) tm_map_kernel < true, true >,
-          tm->smem_map_stats)
-      || !tm_fits (tm, (const void *) tm_map_kernel < true, false >,
-          tm->smem_map_stats))
-    return (int) cudaErrorLaunchOutOfResources;
-  CK (tm_grid ((const void *) tm_minmax_kernel < true >, tm->smem_minmax, nq,
-          &tm->grid_minmax));
-  CK (tm_grid ((const void *) tm_minmax_kernel < false >, tm->smem_minmax,
-          nq, &tm->grid_minmax));
-  CK (tm_grid ((const void *) tm_hist_kernel < true >, tm->smem_hist, nq,
-          &tm->grid_hist));
-  CK (tm_grid ((const void *) tm_hist_kernel < false >, tm->smem_hist, nq,
-          &tm->grid_hist));
+  CK (tm_grid (tm, (const void *) tm_minmax_kernel < true >,
+          tm->smem_minmax, nq, &tm->grid_minmax));
+  CK (tm_grid (tm, (const void *) tm_minmax_kernel < false >,
+          tm->smem_minmax, nq, &tm->grid_minmax));
+  CK (tm_grid (tm, (const void *) tm_hist_kernel < true >, tm->smem_hist,
+          nq, &tm->grid_hist));
+  CK (tm_grid (tm, (const void *) tm_hist_kernel < false >, tm->smem_hist,
+          nq, &tm->grid_hist));
   {
     /* every variant may be launched: all get the shared-memory opt-in */
     const void *nostats[] = { (const void *) tm_map_kernel < false, false >,
@@ -1387,9 +1380,9 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     };
     int g;
     for (int i = 1; i >= 0; i--) {
-      CK (tm_grid (nostats[i], tm->smem_map, nq, &g));
+      CK (tm_grid (tm, nostats[i], tm->smem_map, nq, &g));
       tm->grid_map = g;
-      CK (tm_grid (stats[i], tm->smem_map_stats, nq, &g));
+      CK (tm_grid (tm, stats[i], tm->smem_map_stats, nq, &g));
       tm->grid_map_stats = g;
     }
 #define TM_FK(IC, OC) {(const void *) tm_fast_kernel < IC, OC, false >, \
@@ -1415,21 +1408,15 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
 #undef TM_SK
     /* grid 0: the variant does not fit this device (generic kernels) */
     for (int ic = 0; ic < TM_NIC; ic++)
-      for (int hs = 0; hs < 2; hs++) {
-        tm->grid_fstats[ic][hs] = 0;
-        if (tm_fits (tm, fstats[ic][hs], tm_fstats_smem (tm, hs)))
-          CK (tm_grid_n (fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
-                  nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
-      }
+      for (int hs = 0; hs < 2; hs++)
+        CK (tm_grid_n (tm, fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
+                nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int oc = 0; oc < 2; oc++)
-        for (int st = 0; st < 2; st++) {
-          tm->grid_fast[ic][oc][st] = 0;
-          if (tm_fits (tm, fast[ic][oc][st], tm->smem_fast[oc][st]))
-            CK (tm_grid_n (fast[ic][oc][st], TM_FBLOCK,
-                    tm->smem_fast[oc][st], nqf > 0 ? nqf : 1,
-                    &tm->grid_fast[ic][oc][st]));
-        }
+        for (int st = 0; st < 2; st++)
+          CK (tm_grid_n (tm, fast[ic][oc][st], TM_FBLOCK,
+                  tm->smem_fast[oc][st], nqf > 0 ? nqf : 1,
+                  &tm->grid_fast[ic][oc][st]));
   }
 
   if (impl & CI_TM_STATS_CUB) {
