@@ -60,6 +60,7 @@ struct Geo
   float sx, sy, inv;
   int shift;
   unsigned int maxval;
+  unsigned int yb;              /* block rows above this launch's band */
 };
 
 template <typename T, int C, bool VEC>
@@ -168,7 +169,7 @@ __global__ void __launch_bounds__ (256)
 supersample_fixed_kernel (Geo g)
 {
   const int dx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  const int dy = (blockIdx.y + g.yb) * blockDim.y + threadIdx.y;
   if (dx >= g.dw || dy >= g.dh)
     return;
   const Axis ax = make_axis (ci_ss_span (dx, g.sx, g.sw));
@@ -254,7 +255,7 @@ __global__ void __launch_bounds__ (256)
 supersample_dyadic_kernel (Geo g, int Sx, int Kx, int Sy, int Ky, float unit)
 {
   const int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
-  const int dy = blockIdx.y * blockDim.y + threadIdx.y;
+  const int dy = (blockIdx.y + g.yb) * blockDim.y + threadIdx.y;
   if (dx0 >= g.dw || dy >= g.dh)
     return;
 #pragma unroll
@@ -274,7 +275,7 @@ dyadic_group (const Geo & g, int Sy, int Ky, float unit, int &dx0, int &dy,
 {
   constexpr int P = 4 << K;
   dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * P;
-  dy = blockIdx.y * blockDim.y + threadIdx.y;
+  dy = (blockIdx.y + g.yb) * blockDim.y + threadIdx.y;
   if (dx0 >= g.dw || dy >= g.dh)
     return false;
   if (dx0 + P > g.dw) {
@@ -495,7 +496,7 @@ __global__ void __launch_bounds__ (TILE_W * TILE_H)
 supersample_tile_kernel (Geo g, int tile_pitch, int W)
 {
   extern __shared__ __align__ (16) uint8_t tile[];
-  const int bx0 = blockIdx.x * TILE_W, by0 = blockIdx.y * TILE_H;
+  const int bx0 = blockIdx.x * TILE_W, by0 = (blockIdx.y + g.yb) * TILE_H;
   const int bx1 = min (bx0 + TILE_W, g.dw) - 1, by1 = min (by0 + TILE_H, g.dh) - 1;
   const int pxb = C * (int) sizeof (T);
   const Window win = copy_window<T, C, TILE_W * TILE_H, 4> (g, bx0, by0, bx1, by1, tile,
@@ -555,7 +556,7 @@ __global__ void __launch_bounds__ (WIN_THREADS)
 supersample_window_kernel (Geo g, int TW, int TH, int tile_pitch, int W)
 {
   extern __shared__ __align__ (16) uint8_t tile[];
-  const int bx0 = blockIdx.x * TW, by0 = blockIdx.y * TH;
+  const int bx0 = blockIdx.x * TW, by0 = (blockIdx.y + g.yb) * TH;
   const int bx1 = min (bx0 + TW, g.dw) - 1, by1 = min (by0 + TH, g.dh) - 1;
   const Window win = copy_window<T, C, WIN_THREADS, 8> (g, bx0, by0, bx1, by1, tile,
       tile_pitch, W, threadIdx.x);
@@ -711,8 +712,8 @@ supersample_warp_kernel (Geo g)
 }
 
 /* 256-thread blocks over cols x rows threads; narrow outputs (e.g. 3 columns)
- * still fill warps by taking more rows per block. False if the grid is too tall. */
-bool
+ * still fill warps by taking more rows per block. */
+void
 thread_grid (int cols, int rows, dim3 * block, dim3 * grid)
 {
   int bx = 32;
@@ -720,7 +721,24 @@ thread_grid (int cols, int rows, dim3 * block, dim3 * grid)
     bx /= 2;
   *block = dim3 (bx, 256 / bx);
   *grid = dim3 ((cols + block->x - 1) / block->x, (rows + block->y - 1) / block->y);
-  return grid->y <= 65535;
+}
+
+/* A grid is at most 65,535 blocks tall: taller outputs (over 524,280 rows
+ * with 8-row blocks) run as bands, each kernel adding g.yb to blockIdx.y. */
+template <typename F>
+cudaError_t
+launch_bands (Geo g, dim3 grid, F launch)
+{
+  const unsigned rows = grid.y;
+  for (unsigned b = 0; b < rows; b += 65535u) {
+    g.yb = b;
+    grid.y = rows - b < 65535u ? rows - b : 65535u;
+    launch (g, grid);
+    const cudaError_t err = cudaGetLastError ();
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
 }
 
 template <typename T, int C, bool VEC, int N>
@@ -728,10 +746,10 @@ cudaError_t
 launch_fixed (const Geo & g, cudaStream_t stream)
 {
   dim3 block, grid;
-  if (!thread_grid (g.dw, g.dh, &block, &grid))
-    return cudaErrorInvalidConfiguration;
-  supersample_fixed_kernel<T, C, VEC, N> <<<grid, block, 0, stream>>> (g);
-  return cudaGetLastError ();
+  thread_grid (g.dw, g.dh, &block, &grid);
+  return launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+        supersample_fixed_kernel<T, C, VEC, N> <<<gr, block, 0, stream>>> (b);
+      });
 }
 
 template <typename T, int C, int N>
@@ -740,11 +758,10 @@ launch_tile (const Geo & g, int w, int pitch, int rows, cudaStream_t stream)
 {
   dim3 block (TILE_W, TILE_H);
   dim3 grid ((g.dw + TILE_W - 1) / TILE_W, (g.dh + TILE_H - 1) / TILE_H);
-  if (grid.y > 65535)
-    return cudaErrorInvalidConfiguration;
   const size_t smem = (size_t) pitch * rows;
-  supersample_tile_kernel<T, C, N> <<<grid, block, smem, stream>>> (g, pitch, w);
-  return cudaGetLastError ();
+  return launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+        supersample_tile_kernel<T, C, N> <<<gr, block, smem, stream>>> (b, pitch, w);
+      });
 }
 
 template <typename T, int C, int N>
@@ -753,11 +770,12 @@ launch_dyadic (const Geo & g, int Sx, int Kx, int Sy, int Ky, cudaStream_t strea
 {
   constexpr int P = C == 1 ? 4 : 1;
   dim3 block, grid;
-  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
-    return cudaErrorInvalidConfiguration;
-  supersample_dyadic_kernel<T, C, N, P> <<<grid, block, 0, stream>>> (g, Sx, Kx, Sy,
-      Ky, ldexpf (1.0f, -(Kx + Ky)));
-  return cudaGetLastError ();
+  thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid);
+  const float unit = ldexpf (1.0f, -(Kx + Ky));
+  return launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+        supersample_dyadic_kernel<T, C, N, P> <<<gr, block, 0, stream>>> (b, Sx, Kx, Sy,
+            Ky, unit);
+      });
 }
 
 template <typename T, int S, int K, int N>
@@ -766,11 +784,12 @@ launch_dyadic_vec_n (const Geo & g, int Sy, int Ky, cudaStream_t stream)
 {
   constexpr int P = 4 << K;
   dim3 block, grid;
-  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
-    return cudaErrorInvalidConfiguration;
-  supersample_dyadic_vec_kernel<T, S, K, N> <<<grid, block, 0, stream>>> (g, Sy, Ky,
-      ldexpf (1.0f, -(K + Ky)));
-  return cudaGetLastError ();
+  thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid);
+  const float unit = ldexpf (1.0f, -(K + Ky));
+  return launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+        supersample_dyadic_vec_kernel<T, S, K, N> <<<gr, block, 0, stream>>> (b, Sy, Ky,
+            unit);
+      });
 }
 
 template <typename T, int S, int K>
@@ -810,11 +829,12 @@ launch_dyadic_rgba_n (const Geo & g, int Sy, int Ky, cudaStream_t stream)
 {
   constexpr int P = 4 << K;
   dim3 block, grid;
-  if (!thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid))
-    return cudaErrorInvalidConfiguration;
-  supersample_dyadic_rgba_kernel<S, K, N> <<<grid, block, 0, stream>>> (g, Sy, Ky,
-      ldexpf (1.0f, -(K + Ky)));
-  return cudaGetLastError ();
+  thread_grid ((g.dw + P - 1) / P, g.dh, &block, &grid);
+  const float unit = ldexpf (1.0f, -(K + Ky));
+  return launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+        supersample_dyadic_rgba_kernel<S, K, N> <<<gr, block, 0, stream>>> (b, Sy, Ky,
+            unit);
+      });
 }
 
 template <int S, int K>
@@ -899,17 +919,19 @@ launch_window (const Geo & g, cudaStream_t stream, cudaError_t * err)
     if (pitch * rows <= 48 * 1024) {
       const int p = (int) pitch & ~15;
       dim3 grid ((g.dw + tw - 1) / tw, (g.dh + th - 1) / th);
-      if (grid.y > 65535)
-        return false;
       const size_t smem = (size_t) p * (size_t) rows;
       const int nx = max_slots (g.sx);
-      if (nx <= 3)
-        supersample_window_kernel<T, C, 3> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
-      else if (nx <= 6)
-        supersample_window_kernel<T, C, 6> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
-      else
-        supersample_window_kernel<T, C, 0> <<<grid, WIN_THREADS, smem, stream>>> (g, tw, th, p, W);
-      *err = cudaGetLastError ();
+      *err = launch_bands (g, grid, [&] (const Geo & b, dim3 gr) {
+            if (nx <= 3)
+              supersample_window_kernel<T, C, 3> <<<gr, WIN_THREADS, smem, stream>>> (b, tw,
+                  th, p, W);
+            else if (nx <= 6)
+              supersample_window_kernel<T, C, 6> <<<gr, WIN_THREADS, smem, stream>>> (b, tw,
+                  th, p, W);
+            else
+              supersample_window_kernel<T, C, 0> <<<gr, WIN_THREADS, smem, stream>>> (b, tw,
+                  th, p, W);
+          });
       return true;
     }
     if (tw == 1 && th == 1)
@@ -1027,6 +1049,7 @@ ci_cuda_supersample_plane (const void *src, const CiSsPlane * sp,
   g.inv = ci_ss_inv_area (g.sx, g.sy);
   g.shift = sp->shift;
   g.maxval = (bps == 1 ? 0xffu : 0xffffu) >> sp->shift;
+  g.yb = 0;
   const size_t px = (size_t) C * bps;
   const bool vec = ((uintptr_t) src % px) == 0 && ((uintptr_t) dst % px) == 0
       && sp->stride % px == 0 && dp->stride % px == 0;

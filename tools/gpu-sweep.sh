@@ -107,9 +107,13 @@ expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=2,height=600000,for
   cudafftbloom kernel-size=0.001 ! fakesink
 expect ok videotestsrc num-buffers=1 ! video/x-raw,width=2,height=300000,format=RGBx ! \
   cudafftbloom kernel-size=0.001 ! fakesink
-# very tall frames (the grid height of the launches)
+# very tall frames: outputs over 65,535 blocks of rows run in bands
 expect ok videotestsrc num-buffers=1 ! video/x-raw,width=64,height=1200000,format=GRAY8 ! \
   cudasupersample ! video/x-raw,width=32,height=600000 ! fakesink
+expect ok videotestsrc num-buffers=1 ! video/x-raw,width=53,height=600001,format=GRAY8 ! \
+  cudasupersample ! video/x-raw,width=40,height=600001 ! fakesink
+expect ok videotestsrc num-buffers=1 ! video/x-raw,width=400,height=700000,format=RGBA ! \
+  cudasupersample ! video/x-raw,width=200,height=600000 ! fakesink
 # out of GPU memory in every SGM layout (compact: 3 x 8192 x 8192 x 1024 bytes)
 expect refuse videotestsrc num-buffers=1 ! video/x-raw,width=16384,height=8192,format=GRAY8 ! \
   cudasgm num-disparities=1024 ! video/x-raw,format=GRAY16_LE ! fakesink

@@ -309,6 +309,24 @@ main (int argc, char **argv)
           sw, sh, dw, dh, C, bps, bad, tot);
     }
   }
+  /* Outputs taller than 65,535 blocks of rows, one per kernel path (in the
+   * order tile, dyadic, word-wide dyadic, 16-byte dyadic, window, fixed):
+   * each launches in bands. The last reads 2.8 GB; not for the sanitizers. */
+  static const int tall[][6] = {
+    {53, 600001, 40, 600001, 1, 1}, {80, 524289, 40, 524289, 3, 1},
+    {256, 524289, 128, 524289, 1, 1}, {256, 524289, 128, 524289, 4, 1},
+    {400, 524289, 40, 524289, 1, 1}, {132, 2621445, 32, 524289, 4, 2},
+  };
+  for (int i = 0; !quick && i < (int) (sizeof tall / sizeof tall[0]); i++) {
+    long tot, bad = compare (tall[i][0], tall[i][1], tall[i][2], tall[i][3], tall[i][4],
+        tall[i][5], 0, 0, 0, i & 1, 0, &tot);
+    cases++;
+    if (bad) {
+      failures++;
+      printf ("FAIL cuda tall %dx%d->%dx%d C%d bps%d: %ld/%ld differ\n", tall[i][0],
+          tall[i][1], tall[i][2], tall[i][3], tall[i][4], tall[i][5], bad, tot);
+    }
+  }
   printf ("CUDA vs reference: %d cases, %d failed\n", cases, failures);
 
   /* 2. NPP vs reference (the model) — the bit-exactness claim itself.
