@@ -399,16 +399,19 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
           "colorimetry", "chroma-site", NULL);
       ret = gst_caps_merge_structure (ret, st);
     } else {
-      /* the property's layout first, then the other one announced by caps */
-      for (int k = 0; k < 2; k++) {
-        GstSgmLayout l = k == 0 ? prop_layout : !prop_layout;
+      /* Each layout announced by caps, the property's first, then the
+       * property's layout without a mode (mono, or none given). Unannounced
+       * last: it also matches upstream caps that announce the other layout,
+       * whose frame size it would get wrong. */
+      for (int k = 0; k < 3; k++) {
+        GstSgmLayout l = k == 1 ? !prop_layout : prop_layout;
         GstStructure *st = gst_structure_copy (in);
         scale_field (st, l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "width" :
             "height", TRUE);
         gst_structure_set_value (st, "format", sink_formats);
         gst_structure_remove_fields (st, "multiview-mode", "multiview-flags",
             "colorimetry", "chroma-site", NULL);
-        if (k == 1)
+        if (k < 2)
           gst_structure_set (st, "multiview-mode", G_TYPE_STRING,
               l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "side-by-side" :
               "top-bottom", NULL);

@@ -579,6 +579,39 @@ GST_START_TEST (test_size_lists)
 }
 GST_END_TEST;
 
+/* Upstream that announces a layout in its caps but leaves the size open is
+ * offered that layout's frame size first, whatever the layout property says
+ * (the property's size used to come first, a frame whose views do not match
+ * the output). */
+GST_START_TEST (test_announced_layout_size)
+{
+  static const char *modes[2] = { "side-by-side", "top-bottom" };
+  for (int prop = 0; prop < 2; prop++)
+    for (int up = 0; up < 3; up++) {
+      GstHarness *h = gst_harness_new (FACTORY);
+      gst_util_set_object_arg (G_OBJECT (h->element), "layout", modes[prop]);
+      gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY16_LE,"
+          "width=320,height=240");
+      /* up == 2: upstream announces nothing, the property decides */
+      gchar *f = g_strdup_printf ("video/x-raw,format=GRAY8%s%s",
+          up < 2 ? ",multiview-mode=" : "", up < 2 ? modes[up] : "");
+      GstCaps *filter = gst_caps_from_string (f);
+      GstCaps *can = gst_pad_peer_query_caps (h->srcpad, filter);
+      fail_if (gst_caps_is_empty (can), "%s, layout %s", f, modes[prop]);
+      can = gst_caps_fixate (can);
+      GstVideoInfo info;
+      fail_unless (gst_video_info_from_caps (&info, can));
+      const int tb = up < 2 ? up : prop;
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), tb ? 320 : 640);
+      fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), tb ? 480 : 240);
+      gst_caps_unref (can);
+      gst_caps_unref (filter);
+      g_free (f);
+      gst_harness_teardown (h);
+    }
+}
+GST_END_TEST;
+
 /* The output is one view: a region of the stereo frame does not carry
  * over (and the cpu and cuda twins agree on that). */
 GST_START_TEST (test_roi_meta_dropped)
@@ -619,5 +652,6 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_right_view_first);
   tcase_add_test (tc, test_stereo_modes_refused);
   tcase_add_test (tc, test_size_lists);
+  tcase_add_test (tc, test_announced_layout_size);
   tcase_add_test (tc, test_huge_view_refused);
 }
