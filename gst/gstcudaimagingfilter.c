@@ -278,10 +278,11 @@ gst_cuda_imaging_filter_set_property (GObject * object, guint prop_id,
       GST_OBJECT_LOCK (object);
       /* a context made (or received from a neighbour) for another device
        * is dropped, so that the next caps make one on this device; only in
-       * NULL or READY (MUTABLE_READY), when no streaming thread can be
-       * using it: later the new id takes effect at the next start */
+       * NULL or READY (MUTABLE_READY) with no state change under way, when
+       * neither a streaming thread nor change_state can be using it: later
+       * the new id takes effect at the next start */
       const gboolean idle = GST_STATE (object) <= GST_STATE_READY
-          && GST_STATE_PENDING (object) <= GST_STATE_READY;
+          && GST_STATE_PENDING (object) == GST_STATE_VOID_PENDING;
       const gboolean later = !idle && id != priv->device_id;
       if (idle && id >= 0 && priv->context && !priv->have_info) {
         guint dev = 0;
@@ -529,16 +530,19 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   /* The staging for both sides is small next to the frames it carries;
-   * allocate it up front so a later CUDA-memory peer costs nothing. */
+   * allocate it up front so a later CUDA-memory peer costs nothing. Not in
+   * passthrough (equal caps, set before set_caps), where no frame is copied:
+   * transform () still makes it if passthrough ends. */
+  const gboolean pass = gst_base_transform_is_passthrough (trans);
   res = CuStreamCreate (&priv->stream, CU_STREAM_NON_BLOCKING);
   if (res != CUDA_SUCCESS)
     ok = post_cu_error (self, res, "creating a stream");
-  if (ok && !caps_have_cuda (incaps)) {
+  if (ok && !pass && !caps_have_cuda (incaps)) {
     res = staging_alloc (&priv->in_stage, &in_info);
     if (res != CUDA_SUCCESS)
       ok = post_cu_error (self, res, "allocating input staging");
   }
-  if (ok && !caps_have_cuda (outcaps)) {
+  if (ok && !pass && !caps_have_cuda (outcaps)) {
     res = staging_alloc (&priv->out_stage, &out_info);
     if (res != CUDA_SUCCESS)
       ok = post_cu_error (self, res, "allocating output staging");

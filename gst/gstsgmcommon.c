@@ -469,8 +469,10 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
     return FALSE;
   }
   if (g->view_width > SGM_MAX_VIEW || g->view_height > SGM_MAX_VIEW) {
-    GST_WARNING_OBJECT (trans, "views of %dx%d: at most %d pixels each way",
-        g->view_width, g->view_height, SGM_MAX_VIEW);
+    /* the caps ranges allow it: say why, not only not-negotiated */
+    GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("Stereo views too large"),
+        ("views of %dx%d: at most %d pixels each way", g->view_width,
+            g->view_height, SGM_MAX_VIEW));
     return FALSE;
   }
 

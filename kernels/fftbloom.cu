@@ -1346,9 +1346,11 @@ fused_config (CiFbCuda * c, int nx, int ny)
   return 1;
 }
 
-/* p's stage twiddle table into new device memory *dev; p->tw points there. */
+/* p's stage twiddle table into new device memory *dev; p->tw points there.
+ * On st: a plain cudaMemcpy from pageable memory returns before its DMA
+ * ends, and st (non-blocking) would not wait for the legacy stream. */
 static cudaError_t
-upload_twiddles (CiFftPlan * p, float2 ** dev)
+upload_twiddles (CiFftPlan * p, float2 ** dev, cudaStream_t st)
 {
   size_t bytes = p->ntw * sizeof (float2);
   float2 *tw = (float2 *) malloc (bytes);
@@ -1357,14 +1359,14 @@ upload_twiddles (CiFftPlan * p, float2 ** dev)
   ci_fft_stage_twiddles (p, tw);
   cudaError_t err = cudaMalloc (dev, bytes);
   if (err == cudaSuccess)
-    err = cudaMemcpy (*dev, tw, bytes, cudaMemcpyHostToDevice);
+    err = cudaMemcpyAsync (*dev, tw, bytes, cudaMemcpyHostToDevice, st);
   free (tw);
   p->tw = *dev;
   return err;
 }
 
 static int
-alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
+alloc_fused (CiFbCuda * c, int nx, int ny, int kch, cudaStream_t st)
 {
   size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
   /* groups of at least 4 columns: whole sectors for the row passes (2
@@ -1377,8 +1379,8 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
   CHECK (cudaMalloc (&c->spec, kch * ncp * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->kspec, kch * plane * sizeof (cufftComplex)));
   CHECK (cudaMalloc (&c->fspec, 3 * plane * sizeof (float2)));
-  CHECK (upload_twiddles (&c->px, &c->twx));
-  CHECK (upload_twiddles (&c->py, &c->twy));
+  CHECK (upload_twiddles (&c->px, &c->twx, st));
+  CHECK (upload_twiddles (&c->py, &c->twy, st));
   CHECK ((cudaError_t) ci_cuda_smem_at_least (
           (const void *) k_fused_rows_fwd<uint8_t>, c->smem_rows));
   CHECK ((cudaError_t) ci_cuda_smem_at_least (
@@ -1400,7 +1402,7 @@ alloc_fused (CiFbCuda * c, int nx, int ny, int kch)
 
 static int
 alloc_grid (CiFbCuda * c, int nx, int ny, int kch, int width, int height,
-    int scale)
+    int scale, cudaStream_t st)
 {
   size_t np = (size_t) nx * ny, ncp = (size_t) (nx / 2 + 1) * ny;
   int n[2] = { ny, nx };
@@ -1442,7 +1444,7 @@ alloc_grid (CiFbCuda * c, int nx, int ny, int kch, int width, int height,
       break;
     case CI_FB_MODE_FUSED:
       if (fused_config (c, nx, ny)) {
-        int err = alloc_fused (c, nx, ny, kch);
+        int err = alloc_fused (c, nx, ny, kch, st);
         if (err)
           return err;
         break;
@@ -1548,7 +1550,7 @@ ci_fb_cuda_set_kernel (CiFbCuda * c, const CiFbKernel * k, int width,
     /* buffers may still be in use by queued work */
     CHECK (cudaStreamSynchronize (st));
     free_buffers (c);
-    int err = alloc_grid (c, nx, ny, k->channels, width, height, scale);
+    int err = alloc_grid (c, nx, ny, k->channels, width, height, scale, st);
     if (err) {
       free_buffers (c);
       return err;

@@ -526,12 +526,14 @@ GST_START_TEST (test_stereo_modes_refused)
 }
 GST_END_TEST;
 
-/* A view wider than SGM_MAX_VIEW fails negotiation (not the first frame) */
+/* A view wider than SGM_MAX_VIEW fails negotiation (not the first frame),
+ * with an error that says why */
 GST_START_TEST (test_huge_view_refused)
 {
   GstElement *sgm;
   GstHarness *h = new_harness (&sgm);
-  gst_object_unref (sgm);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (sgm, bus);
   const gint w = 2 * (SGM_MAX_VIEW + 1);
   gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
       "height=2,framerate=30/1", w);
@@ -539,6 +541,19 @@ GST_START_TEST (test_huge_view_refused)
   GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) w * 2);
   gst_buffer_memset (buf, 0, 0x40, (gsize) w * 2);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "refused without an error");
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT)
+      && dbg && strstr (dbg, "32767"), "%s", err->message);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_bus (sgm, NULL);
+  gst_object_unref (sgm);
+  gst_object_unref (bus);
   g_free (caps);
   gst_harness_teardown (h);
 }
