@@ -655,11 +655,11 @@ supersample_warp_kernel (Geo g)
   __shared__ float tile_all[8][WARP_TILE];
   __shared__ float wt_all[8][WARP_TILE];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int out = blockIdx.x * 8 + warp;
-  if (out >= g.dw * g.dh)
+  const long long out = blockIdx.x * 8LL + warp;
+  if (out >= (long long) g.dw * g.dh)
     return;                     /* whole warp leaves together */
   float *tile = tile_all[warp], *wt = wt_all[warp];
-  const int dx = out % g.dw, dy = out / g.dw;
+  const int dx = (int) (out % g.dw), dy = (int) (out / g.dw);
   const CiSsSpan xs = ci_ss_span (dx, g.sx, g.sw);
   const CiSsSpan ys = ci_ss_span (dy, g.sy, g.sh);
   const int x0 = xs.w_first > 0.0f ? xs.first - 1 : xs.first;
@@ -865,6 +865,18 @@ launch_dyadic_rgba (const Geo & g, int Sx, int Kx, int Sy, int Ky, int n,
   }
 }
 
+template <typename T, int C>
+cudaError_t
+launch_warp (const Geo & g, cudaStream_t stream)
+{
+  const long long outs = (long long) g.dw * g.dh;
+  const long long blocks = (outs + 7) / 8;
+  if (blocks > 0x7fffffffLL)
+    return cudaErrorInvalidConfiguration;
+  supersample_warp_kernel<T, C> <<<(unsigned) blocks, 256, 0, stream>>> (g);
+  return cudaGetLastError ();
+}
+
 /* s = S / 2^K exactly, K <= 8? */
 bool
 dyadic (float s, int *S, int *K)
@@ -969,6 +981,12 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
       return launch_dyadic<T, C, 3> (g, Sx, Kx, Sy, Ky, stream);
     return launch_dyadic<T, C, 4> (g, Sx, Kx, Sy, Ky, stream);
   }
+  /* From 2^24 up float span ends are coarser than a pixel, so a footprint
+   * can cover more samples than max_slots () and the fixed slots allow, and
+   * a block's more rows than the tile and window kernels' shared memory:
+   * the warp kernel sizes every footprint itself. */
+  if (g.sw > (1 << 24) || g.sh > (1 << 24))
+    return launch_warp<T, C> (g, stream);
   /* Shared-memory window of one block, with room for rounding and alignment. */
   const int pxb = C * (int) sizeof (T);
   const int pitch = (((int) ceilf (TILE_W * g.sx) + 4) * pxb + 2 * 16 + 15) & ~15;
@@ -993,12 +1011,7 @@ launch_tc (const Geo & g, int n, cudaStream_t stream)
     return launch_fixed<T, C, VEC, 6> (g, stream);
   if (launch_window<T, C> (g, stream, &err))
     return err;
-  const long long outs = (long long) g.dw * g.dh;
-  const long long blocks = (outs + 7) / 8;
-  if (blocks > 0x7fffffffLL)
-    return cudaErrorInvalidConfiguration;
-  supersample_warp_kernel<T, C> <<<(unsigned) blocks, 256, 0, stream>>> (g);
-  return cudaGetLastError ();
+  return launch_warp<T, C> (g, stream);
 }
 
 template <typename T>

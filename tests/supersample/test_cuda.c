@@ -311,11 +311,16 @@ main (int argc, char **argv)
   }
   /* Outputs taller than 65,535 blocks of rows, one per kernel path (in the
    * order tile, dyadic, word-wide dyadic, 16-byte dyadic, window, fixed):
-   * each launches in bands. The last reads 2.8 GB; not for the sanitizers. */
+   * each launches in bands. Then sources over 2^24 rows, which take the
+   * warp kernel (the tile and window kernels wrote past their shared memory
+   * on the third and fourth: float span ends coarser than a pixel). The
+   * sixth reads 2.8 GB; none is for the sanitizers. */
   static const int tall[][6] = {
     {53, 600001, 40, 600001, 1, 1}, {80, 524289, 40, 524289, 3, 1},
     {256, 524289, 128, 524289, 1, 1}, {256, 524289, 128, 524289, 4, 1},
     {400, 524289, 40, 524289, 1, 1}, {132, 2621445, 32, 524289, 4, 2},
+    {1, 30000000, 1, 28000000, 1, 1}, {1, 100000000, 1, 94000000, 1, 1},
+    {1, 81267108, 1, 3614763, 1, 1}, {1, 40000000, 1, 13000000, 2, 2},
   };
   for (int i = 0; !quick && i < (int) (sizeof tall / sizeof tall[0]); i++) {
     long tot, bad = compare (tall[i][0], tall[i][1], tall[i][2], tall[i][3], tall[i][4],
