@@ -399,21 +399,23 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
           "colorimetry", "chroma-site", NULL);
       ret = gst_caps_merge_structure (ret, st);
     } else {
-      /* Each layout announced by caps, the property's first, then the
-       * property's layout without a mode (mono, or none given). Unannounced
-       * last: it also matches upstream caps that announce the other layout,
-       * whose frame size it would get wrong. */
-      for (int k = 0; k < 3; k++) {
-        GstSgmLayout l = k == 1 ? !prop_layout : prop_layout;
+      /* The property's layout as mono (what upstream that announces
+       * nothing fixates to), then each layout announced, the property's
+       * first, and last the property's layout with no mode, for fixed caps
+       * without the field. That one also matches caps announcing the other
+       * layout, whose frame size it would get wrong: hence last. */
+      static const gchar *const mode[4] = { "mono", NULL, NULL, NULL };
+      for (int k = 0; k < 4; k++) {
+        GstSgmLayout l = k == 2 ? !prop_layout : prop_layout;
         GstStructure *st = gst_structure_copy (in);
         scale_field (st, l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "width" :
             "height", TRUE);
         gst_structure_set_value (st, "format", sink_formats);
         gst_structure_remove_fields (st, "multiview-mode", "multiview-flags",
             "colorimetry", "chroma-site", NULL);
-        if (k < 2)
-          gst_structure_set (st, "multiview-mode", G_TYPE_STRING,
-              l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "side-by-side" :
+        if (k < 3)
+          gst_structure_set (st, "multiview-mode", G_TYPE_STRING, mode[k] ?
+              mode[k] : l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "side-by-side" :
               "top-bottom", NULL);
         ret = gst_caps_merge_structure (ret, st);
       }

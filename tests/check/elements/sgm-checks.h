@@ -597,7 +597,7 @@ GST_END_TEST;
 /* Upstream that announces a layout in its caps but leaves the size open is
  * offered that layout's frame size first, whatever the layout property says
  * (the property's size used to come first, a frame whose views do not match
- * the output). */
+ * the output); upstream that announces none gets the property's. */
 GST_START_TEST (test_announced_layout_size)
 {
   static const char *modes[2] = { "side-by-side", "top-bottom" };
@@ -619,6 +619,12 @@ GST_START_TEST (test_announced_layout_size)
       const int tb = up < 2 ? up : prop;
       fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), tb ? 320 : 640);
       fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), tb ? 480 : 240);
+      /* nor is a stereo layout claimed for upstream that announced none
+       * (other branches of a tee would see it) */
+      const gchar *m = gst_structure_get_string (gst_caps_get_structure (can,
+              0), "multiview-mode");
+      if (up == 2)
+        fail_unless (m == NULL || g_str_equal (m, "mono"), "%s", m);
       gst_caps_unref (can);
       gst_caps_unref (filter);
       g_free (f);
