@@ -1348,7 +1348,8 @@ fused_config (CiFbCuda * c, int nx, int ny)
 
 /* p's stage twiddle table into new device memory *dev; p->tw points there.
  * On st: a plain cudaMemcpy from pageable memory returns before its DMA
- * ends, and st (non-blocking) would not wait for the legacy stream. */
+ * ends, and st (non-blocking) would not wait for the legacy stream. Once
+ * per grid size, so the synchronisation costs nothing per frame. */
 static cudaError_t
 upload_twiddles (CiFftPlan * p, float2 ** dev, cudaStream_t st)
 {
@@ -1360,6 +1361,9 @@ upload_twiddles (CiFftPlan * p, float2 ** dev, cudaStream_t st)
   cudaError_t err = cudaMalloc (dev, bytes);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (*dev, tw, bytes, cudaMemcpyHostToDevice, st);
+  /* the API may still read pageable memory after an async call returns */
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (st);
   free (tw);
   p->tw = *dev;
   return err;
