@@ -404,19 +404,18 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
        * first, and last the property's layout with no mode, for fixed caps
        * without the field. That one also matches caps announcing the other
        * layout, whose frame size it would get wrong: hence last. */
-      static const gchar *const mode[4] = { "mono", NULL, NULL, NULL };
       for (int k = 0; k < 4; k++) {
         GstSgmLayout l = k == 2 ? !prop_layout : prop_layout;
+        const gboolean sbs = l == GST_SGM_LAYOUT_SIDE_BY_SIDE;
+        const gchar *mode = k == 0 ? "mono" : k == 3 ? NULL :
+            sbs ? "side-by-side" : "top-bottom";
         GstStructure *st = gst_structure_copy (in);
-        scale_field (st, l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "width" :
-            "height", TRUE);
+        scale_field (st, sbs ? "width" : "height", TRUE);
         gst_structure_set_value (st, "format", sink_formats);
         gst_structure_remove_fields (st, "multiview-mode", "multiview-flags",
             "colorimetry", "chroma-site", NULL);
-        if (k < 3)
-          gst_structure_set (st, "multiview-mode", G_TYPE_STRING, mode[k] ?
-              mode[k] : l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "side-by-side" :
-              "top-bottom", NULL);
+        if (mode)
+          gst_structure_set (st, "multiview-mode", G_TYPE_STRING, mode, NULL);
         ret = gst_caps_merge_structure (ret, st);
       }
     }
