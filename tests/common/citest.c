@@ -353,6 +353,21 @@ ci_have_cudaupload (void)
   return TRUE;
 }
 
+gchar *
+ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, debug);
+  fail_unless (err->domain == domain && (code < 0 || err->code == code),
+      "unexpected error: %s", err->message);
+  gchar *text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
 void
 ci_check_interlaced_refused (const char *factory, const char *format,
     const char *sink_caps)
@@ -374,28 +389,23 @@ ci_check_interlaced_refused (const char *factory, const char *format,
     GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
     gst_buffer_memset (buf, 0, 0x40, GST_VIDEO_INFO_SIZE (&info));
     GstFlowReturn r = gst_harness_push (h, buf);
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     if (m == 0) {
       fail_unless_equals_int (r, GST_FLOW_OK);
-      fail_unless (msg == NULL, "%s: error on progressive input", factory);
+      fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+          "%s: error on progressive input", factory);
       GstBuffer *out = gst_harness_pull (h);
       fail_unless (out != NULL, "%s: no output for progressive input",
           factory);
       gst_buffer_unref (out);
     } else {
       fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
-      fail_unless (msg != NULL, "%s: %s input refused without an error",
-          factory, modes[m]);
-      GError *err = NULL;
       gchar *dbg = NULL;
-      gst_message_parse_error (msg, &err, &dbg);
-      fail_unless (err->domain == GST_CORE_ERROR && dbg
-          && strstr (dbg, "deinterlace"), "%s: %s", factory, err->message);
-      g_error_free (err);
+      gchar *text = ci_pop_error (bus, GST_CORE_ERROR, -1, &dbg);
+      fail_unless (dbg && strstr (dbg, "deinterlace"), "%s: %s", factory,
+          text);
+      g_free (text);
       g_free (dbg);
     }
-    if (msg)
-      gst_message_unref (msg);
     g_free (caps);
     gst_element_set_bus (h->element, NULL);
     gst_object_unref (bus);

@@ -67,6 +67,11 @@ void ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
 void ci_check_interlaced_refused (const char *factory, const char *format,
     const char *sink_caps);
 
+/* The next error on @bus, which must exist and be of @domain (and @code
+ * where >= 0): its message, and its debug text in *debug unless NULL (both
+ * to g_free). */
+gchar *ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug);
+
 /* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
 int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);
 

@@ -360,14 +360,8 @@ GST_START_TEST (test_bad_kernel_location)
   gst_element_set_bus (h->element, bus);
   GstBuffer *in = make_frame (&info, 30);
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  GError *err = NULL;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_OPEN_READ), "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
+  g_free (ci_pop_error (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+          NULL));
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);

@@ -17,7 +17,8 @@ GST_START_TEST (test_no_device_fails_cleanly)
   gst_element_set_bus (e, bus);
   fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
       GST_STATE_CHANGE_FAILURE);
-  gchar *text = pop_error_text (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
+  gchar *text = ci_pop_error (bus, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, NULL);
   fail_unless (strstr (text, "no CUDA device") != NULL, "%s", text);
   g_free (text);
   gst_element_set_state (e, GST_STATE_NULL);
@@ -129,7 +130,8 @@ GST_START_TEST (test_oom_on_caps_change)
       "video/x-raw,format=RGBA,width=7680,height=4320,framerate=30/1");
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (7680 * 4320 * 4));
   fail_unless (r != GST_FLOW_OK, "a frame went through with no GPU memory left");
-  gchar *text = pop_error_text (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT);
+  gchar *text = ci_pop_error (bus, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, NULL);
   fail_unless (strstr (text, "Out of GPU memory") != NULL, "%s", text);
   g_print ("error: %s\n", text);
   g_free (text);

@@ -150,23 +150,6 @@ harness_with_bus (GstBus ** bus)
   return h;
 }
 
-/* The text of the first ERROR on @bus, which must be @domain/@code (any code
- * if @code < 0); g_free it. */
-static gchar *
-pop_error_text (GstBus * bus, GQuark domain, gint code)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error message");
-  GError *err = NULL;
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (err->domain == domain && (code < 0 || err->code == code),
-      "unexpected error: %s", err->message);
-  gchar *text = g_strdup (err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
-  return text;
-}
-
 GST_START_TEST (test_upscale_refused)
 {
   /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
@@ -179,7 +162,8 @@ GST_START_TEST (test_upscale_refused)
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
   /* the refused CAPS event is explained */
-  gchar *text = pop_error_text (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION);
+  gchar *text = ci_pop_error (bus, GST_CORE_ERROR,
+      GST_CORE_ERROR_NEGOTIATION, NULL);
   fail_unless (strstr (text, "only downscales") && strstr (text, "64x48")
       && strstr (text, "128x96"), "%s", text);
   g_free (text);
