@@ -71,6 +71,86 @@ NAME (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, \
       &f->out_info, KEEP); \
 }
 
+/* A failed caps event stays pending on the upstream pad and is sent again
+ * with the next buffer, so an element that posts an error for caps it
+ * refuses would post it once per attempt. The refused pair is remembered
+ * (the same incaps object, as a re-sent event carries, and equal outcaps)
+ * until other caps are taken or the element stops. */
+typedef struct
+{
+  GstCaps *in, *out;            /* out NULL: refused before set_caps */
+} GstCiRefusal;
+
+static inline GQuark
+gst_ci_refusal_quark (void)
+{
+  return g_quark_from_static_string ("gst-ci-refused-caps");
+}
+
+static inline void
+gst_ci_refusal_free (gpointer data)
+{
+  GstCiRefusal *r = (GstCiRefusal *) data;
+  gst_caps_unref (r->in);
+  if (r->out)
+    gst_caps_unref (r->out);
+  g_free (r);
+}
+
+static inline gboolean
+gst_ci_refused_before (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  const GstCiRefusal *r = (const GstCiRefusal *)
+      g_object_get_qdata (G_OBJECT (trans), gst_ci_refusal_quark ());
+  return r && r->in == incaps && (r->out == outcaps || (r->out && outcaps
+          && gst_caps_is_equal (r->out, outcaps)));
+}
+
+/* after each set_caps that ran: remembers a refusal, forgets on success */
+static inline void
+gst_ci_note_caps_result (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps, gboolean ok)
+{
+  GstCiRefusal *r = NULL;
+  if (!ok) {
+    r = g_new (GstCiRefusal, 1);
+    r->in = gst_caps_ref (incaps);
+    r->out = outcaps ? gst_caps_ref (outcaps) : NULL;
+  }
+  g_object_set_qdata_full (G_OBJECT (trans), gst_ci_refusal_quark (), r,
+      r ? gst_ci_refusal_free : NULL);
+}
+
+/* from stop: a restarted source may send the same caps object again */
+static inline void
+gst_ci_forget_refusal (GstBaseTransform * trans)
+{
+  g_object_set_qdata (G_OBJECT (trans), gst_ci_refusal_quark (), NULL);
+}
+
+/* set_caps of the cpu* twins: GstVideoFilter's, each refusal posted once */
+static inline gboolean
+gst_ci_video_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstBaseTransformClass *vf = (GstBaseTransformClass *)
+      g_type_class_peek (GST_TYPE_VIDEO_FILTER);
+  if (gst_ci_refused_before (trans, incaps, outcaps))
+    return FALSE;
+  gboolean ok = vf->set_caps (trans, incaps, outcaps);
+  gst_ci_note_caps_result (trans, incaps, outcaps, ok);
+  return ok;
+}
+
+/* stop of the cpu* twins that keep nothing else to free */
+static inline gboolean
+gst_ci_video_filter_stop (GstBaseTransform * trans)
+{
+  gst_ci_forget_refusal (trans);
+  return TRUE;
+}
+
 /* set_caps of every element: interlaced frames are refused with an error
  * that says what to do. Each element filters or matches across rows, and
  * the chroma rows of interlaced 4:2:0 frames alternate fields, so the

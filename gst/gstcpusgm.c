@@ -149,6 +149,8 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_ci_video_filter_stop);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_sgm_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_frame);

@@ -130,6 +130,7 @@ gst_cpu_tonemap_stop (GstBaseTransform * trans)
   GstCpuTonemap *self = GST_CPU_TONEMAP (trans);
   ci_tonemap_free (self->tm);
   self->tm = NULL;
+  gst_ci_forget_refusal (trans);
   return TRUE;
 }
 
@@ -230,6 +231,7 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_tonemap_fixate_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_frame);

@@ -7,6 +7,7 @@
 #endif
 
 #include "gstsupersamplecommon.h"
+#include "gstcivideo.h"
 
 static gint
 value_extreme (const GValue * v, gboolean want_max)
@@ -243,6 +244,7 @@ supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     gst_event_parse_caps (event, &caps);
+    gst_caps_ref (caps);        /* the event is consumed below */
     GstStructure *s = gst_caps_get_structure (caps, 0);
     gst_structure_get_int (s, "width", &in_w);
     gst_structure_get_int (s, "height", &in_h);
@@ -257,15 +259,19 @@ supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
       caps_size_extreme (peer, FALSE, &min_w, &min_h);
     /* ANY (fakesink, appsink without caps) has no structures to bound it */
     if (peer && !gst_caps_is_empty (peer) && !gst_caps_is_any (peer)
-        && (min_w > in_w || min_h > in_h)) {
+        && (min_w > in_w || min_h > in_h)
+        && !gst_ci_refused_before (trans, caps, NULL)) {
       GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
           ("%s only downscales: the input is %dx%d but downstream needs at "
               "least %dx%d", GST_ELEMENT_NAME (trans), in_w, in_h, min_w,
               min_h), ("upscaling is not offered in caps"));
+      gst_ci_note_caps_result (trans, caps, NULL, FALSE);
     }
     if (peer)
       gst_caps_unref (peer);
   }
+  if (caps)
+    gst_caps_unref (caps);
   return ret;
 }
 
@@ -375,6 +381,7 @@ supersample_stop (GstBaseTransform * trans)
 {
   GstBaseTransformClass *parent = PARENT (trans, stop, supersample_stop);
   arm_upscale_warning (trans, FALSE);
+  gst_ci_forget_refusal (trans);
   return parent->stop ? parent->stop (trans) : TRUE;
 }
 

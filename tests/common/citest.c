@@ -405,6 +405,20 @@ ci_check_interlaced_refused (const char *factory, const char *format,
           text);
       g_free (text);
       g_free (dbg);
+      /* the refused caps come again with every buffer: one error in all */
+      buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+      fail_unless_equals_int (gst_harness_push (h, buf),
+          GST_FLOW_NOT_NEGOTIATED);
+      fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+          "%s: the refusal was posted more than once", factory);
+      /* a restarted stream may send the same caps object: posted again */
+      GstCaps *same = gst_pad_get_current_caps (h->srcpad);
+      fail_unless (same != NULL);
+      gst_element_set_state (h->element, GST_STATE_NULL);
+      gst_element_set_state (h->element, GST_STATE_PLAYING);
+      gst_pad_push_event (h->srcpad, gst_event_new_stream_start ("restart"));
+      gst_harness_set_src_caps (h, same);
+      g_free (ci_pop_error (bus, GST_CORE_ERROR, -1, NULL));
     }
     g_free (caps);
     gst_element_set_bus (h->element, NULL);

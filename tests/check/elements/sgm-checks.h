@@ -547,6 +547,10 @@ GST_START_TEST (test_huge_view_refused)
   fail_unless (dbg && strstr (dbg, "32767"), "%s", text);
   g_free (text);
   g_free (dbg);
+  buf = gst_buffer_new_and_alloc ((gsize) w * 2);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+      "the refusal was posted more than once");
   gst_element_set_bus (sgm, NULL);
   gst_object_unref (sgm);
   gst_object_unref (bus);

@@ -167,6 +167,11 @@ GST_START_TEST (test_upscale_refused)
   fail_unless (strstr (text, "only downscales") && strstr (text, "64x48")
       && strstr (text, "128x96"), "%s", text);
   g_free (text);
+  /* the caps come again with the next buffer: still one error */
+  r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
+  fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+      "the refusal was posted more than once");
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
