@@ -72,13 +72,16 @@ NAME (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, \
 }
 
 /* A failed caps event stays pending on the upstream pad and is sent again
- * with the next buffer, so an element that posts an error for caps it
- * refuses would post it once per attempt. The refused pair is remembered
- * (the same incaps object, as a re-sent event carries, and equal outcaps)
- * until other caps are taken or the element stops. */
+ * with the next buffer, so an error posted for caps that can never be taken
+ * (interlaced, too large, an upscale) would be posted once per attempt. Such
+ * refusals remember the pair (the same incaps object, as a re-sent event
+ * carries, and equal outcaps; outcaps NULL where the refusal comes before
+ * set_caps) until the element stops (a restarted source may send the same
+ * object). Failures that may pass on a later try (out of memory) are not
+ * remembered: each try is made and reported. */
 typedef struct
 {
-  GstCaps *in, *out;            /* out NULL: refused before set_caps */
+  GstCaps *in, *out;
 } GstCiRefusal;
 
 static inline GQuark
@@ -97,50 +100,30 @@ gst_ci_refusal_free (gpointer data)
   g_free (r);
 }
 
+/* TRUE if this refusal was posted already; else remembers it (the caller
+ * posts it) */
 static inline gboolean
 gst_ci_refused_before (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   const GstCiRefusal *r = (const GstCiRefusal *)
       g_object_get_qdata (G_OBJECT (trans), gst_ci_refusal_quark ());
-  return r && r->in == incaps && (r->out == outcaps || (r->out && outcaps
-          && gst_caps_is_equal (r->out, outcaps)));
+  if (r && r->in == incaps && (r->out == outcaps || (r->out && outcaps
+              && gst_caps_is_equal (r->out, outcaps))))
+    return TRUE;
+  GstCiRefusal *n = g_new (GstCiRefusal, 1);
+  n->in = gst_caps_ref (incaps);
+  n->out = outcaps ? gst_caps_ref (outcaps) : NULL;
+  g_object_set_qdata_full (G_OBJECT (trans), gst_ci_refusal_quark (), n,
+      gst_ci_refusal_free);
+  return FALSE;
 }
 
-/* after each set_caps that ran: remembers a refusal, forgets on success */
-static inline void
-gst_ci_note_caps_result (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps, gboolean ok)
-{
-  GstCiRefusal *r = NULL;
-  if (!ok) {
-    r = g_new (GstCiRefusal, 1);
-    r->in = gst_caps_ref (incaps);
-    r->out = outcaps ? gst_caps_ref (outcaps) : NULL;
-  }
-  g_object_set_qdata_full (G_OBJECT (trans), gst_ci_refusal_quark (), r,
-      r ? gst_ci_refusal_free : NULL);
-}
-
-/* from stop: a restarted source may send the same caps object again */
+/* from stop */
 static inline void
 gst_ci_forget_refusal (GstBaseTransform * trans)
 {
   g_object_set_qdata (G_OBJECT (trans), gst_ci_refusal_quark (), NULL);
-}
-
-/* set_caps of the cpu* twins: GstVideoFilter's, each refusal posted once */
-static inline gboolean
-gst_ci_video_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstBaseTransformClass *vf = (GstBaseTransformClass *)
-      g_type_class_peek (GST_TYPE_VIDEO_FILTER);
-  if (gst_ci_refused_before (trans, incaps, outcaps))
-    return FALSE;
-  gboolean ok = vf->set_caps (trans, incaps, outcaps);
-  gst_ci_note_caps_result (trans, incaps, outcaps, ok);
-  return ok;
 }
 
 /* stop of the cpu* twins that keep nothing else to free */
@@ -166,6 +149,8 @@ gst_ci_check_progressive (GstBaseTransform * trans, GstCaps * incaps,
   if (GST_BASE_TRANSFORM_GET_CLASS (trans)->passthrough_on_same_caps
       && gst_caps_is_equal (incaps, outcaps))
     return TRUE;
+  if (gst_ci_refused_before (trans, incaps, outcaps))
+    return FALSE;
   GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
       ("Interlaced video is not supported"),
       ("interlace-mode=%s: put deinterlace in front of %s",

@@ -85,7 +85,7 @@ gst_cpu_sgm_set_info (GstVideoFilter * filter, GstCaps * incaps,
           in_info))
     return FALSE;
   return gst_sgm_geometry_from_info (GST_BASE_TRANSFORM (filter),
-      &self->settings, in_info, out_info, &self->geom);
+      &self->settings, incaps, in_info, outcaps, out_info, &self->geom);
 }
 
 static GstFlowReturn
@@ -149,7 +149,6 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_ci_sync_controlled_properties);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ci_video_filter_stop);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_sgm_set_info);
   filter_class->transform_frame =

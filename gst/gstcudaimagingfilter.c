@@ -500,7 +500,8 @@ gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
 }
 
 static gboolean
-configure_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
 {
   GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (trans);
   GstCudaImagingFilterPrivate *priv = PRIV (self);
@@ -554,18 +555,6 @@ configure_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 
   if (!ok)
     release_device_resources (self);
-  return ok;
-}
-
-static gboolean
-gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  /* each refusal posted once, as in the cpu* twins */
-  if (gst_ci_refused_before (trans, incaps, outcaps))
-    return FALSE;
-  gboolean ok = configure_caps (trans, incaps, outcaps);
-  gst_ci_note_caps_result (trans, incaps, outcaps, ok);
   return ok;
 }
 

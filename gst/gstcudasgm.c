@@ -105,7 +105,7 @@ gst_cuda_sgm_set_info (GstCudaImagingFilter * filter, GstCaps * incaps,
 {
   GstCudaSgm *self = GST_CUDA_SGM (filter);
   if (!gst_sgm_geometry_from_info (GST_BASE_TRANSFORM (filter),
-          &self->settings, in_info, out_info, &self->geom))
+          &self->settings, incaps, in_info, outcaps, out_info, &self->geom))
     return FALSE;
   int err = sgm_cuda_create (&self->sgm);
   if (!err) {

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 #include "gstsgmcommon.h"
+#include "gstcivideo.h"
 
 /* Defaults: chosen on tsukuba/venus/cones (docs/sgm.md). */
 #define DEFAULT_NUM_DISPARITIES 64
@@ -433,8 +434,8 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
 
 gboolean
 gst_sgm_geometry_from_info (GstBaseTransform * trans,
-    const GstSgmSettings * s, const GstVideoInfo * in,
-    const GstVideoInfo * out, GstSgmGeometry * g)
+    const GstSgmSettings * s, GstCaps * incaps, const GstVideoInfo * in,
+    GstCaps * outcaps, const GstVideoInfo * out, GstSgmGeometry * g)
 {
   const GstVideoFormatInfo *fi = in->finfo;
   GstVideoMultiviewMode mode = GST_VIDEO_INFO_MULTIVIEW_MODE (in);
@@ -471,9 +472,10 @@ gst_sgm_geometry_from_info (GstBaseTransform * trans,
   }
   if (g->view_width > SGM_MAX_VIEW || g->view_height > SGM_MAX_VIEW) {
     /* the caps ranges allow it: say why, not only not-negotiated */
-    GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("Stereo views too large"),
-        ("views of %dx%d: at most %d pixels each way", g->view_width,
-            g->view_height, SGM_MAX_VIEW));
+    if (!gst_ci_refused_before (trans, incaps, outcaps))
+      GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("Stereo views too large"),
+          ("views of %dx%d: at most %d pixels each way", g->view_width,
+              g->view_height, SGM_MAX_VIEW));
     return FALSE;
   }
 

@@ -79,8 +79,8 @@ gst_sgm_views (const GstSgmGeometry * g, const guint8 * base, gsize stride,
 
 /* From negotiated caps; FALSE (with a debug message) if they do not fit. */
 gboolean gst_sgm_geometry_from_info (GstBaseTransform * trans,
-    const GstSgmSettings * s, const GstVideoInfo * in,
-    const GstVideoInfo * out, GstSgmGeometry * g);
+    const GstSgmSettings * s, GstCaps * incaps, const GstVideoInfo * in,
+    GstCaps * outcaps, const GstVideoInfo * out, GstSgmGeometry * g);
 /* Snapshot of the settings (under the object lock) as algorithm parameters. */
 void gst_sgm_params (GObject * obj, const GstSgmSettings * s,
     const GstSgmGeometry * g, SgmParams * p);

@@ -265,7 +265,6 @@ supersample_sink_event (GstBaseTransform * trans, GstEvent * event)
           ("%s only downscales: the input is %dx%d but downstream needs at "
               "least %dx%d", GST_ELEMENT_NAME (trans), in_w, in_h, min_w,
               min_h), ("upscaling is not offered in caps"));
-      gst_ci_note_caps_result (trans, caps, NULL, FALSE);
     }
     if (peer)
       gst_caps_unref (peer);
