@@ -41,6 +41,7 @@
 #include "gstcudafftbloom.h"
 #include "gstfftbloomcommon.h"
 #include "../kernels/fftbloom.h"
+#include "../kernels/cicufft.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_fftbloom_debug);
 #define GST_CAT_DEFAULT gst_cuda_fftbloom_debug
@@ -88,6 +89,14 @@ gst_cuda_fftbloom_set_info (GstCudaImagingFilter * filter, GstCaps * incaps,
     const GstVideoInfo * out_info)
 {
   GstCudaFftBloom *self = GST_CUDA_FFTBLOOM (filter);
+  if (!ci_cufft_available ()) {
+    /* the same each try: posted once */
+    if (!gst_ci_refused_before (GST_BASE_TRANSFORM (filter), incaps, outcaps))
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("cuFFT could not be loaded"),
+          ("%s (cudafftbloom needs the CUDA toolkit's cuFFT library)",
+              ci_cufft_error ()));
+    return FALSE;
+  }
   gst_fftbloom_format (in_info, &self->format);
   gst_fftbloom_invalidate (&self->settings);
   int err = ci_fb_cuda_create (&self->ctx, CI_FB_MODE_FUSED);

@@ -50,9 +50,48 @@ GST_START_TEST (test_shared_context_sizes)
 }
 GST_END_TEST;
 
+/* Run with CI_CUFFT_LIBRARY naming a missing library (the meson test
+ * cudafftbloom-no-cufft): a GPU host without the toolkit's cuFFT. The
+ * element says so, once, instead of a bare CUDA failure. */
+GST_START_TEST (test_no_cufft)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 64, 48, FALSE);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  gst_harness_set_src_caps (h, caps);
+  for (int i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&info, i)),
+        GST_FLOW_NOT_NEGOTIATED);
+  gchar *dbg = NULL;
+  gchar *text = ci_pop_error (bus, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+      &dbg);
+  fail_unless (strstr (text, "cuFFT") != NULL, "%s", text);
+  fail_unless (dbg && strstr (dbg, g_getenv ("CI_CUFFT_LIBRARY")), "%s",
+      dbg);
+  g_free (text);
+  g_free (dbg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+      "the error was posted more than once");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
+  if (g_getenv ("CI_CUFFT_LIBRARY")) {
+    Suite *s = suite_create ("cudafftbloom-no-cufft");
+    TCase *tc = tcase_create ("no-cufft");
+    suite_add_tcase (s, tc);
+    tcase_add_test (tc, test_no_cufft);
+    return ci_check_main (s, FACTORY, argc, argv);
+  }
   Suite *s = fftbloom_suite ();
   TCase *tc = tcase_create ("cuda-memory");
   tcase_set_timeout (tc, 120);
