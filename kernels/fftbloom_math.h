@@ -330,10 +330,16 @@ ci_fb_glare_terms (const CiFbGlare * g, float dx, float dy, float R,
       float a = a0 + (float) k * (6.28318530717959f / (float) g->spike_count);
       float ux = cosf (a), uy = sinf (a);
       float along = dx * ux + dy * uy;
-      if (along < 0.0f)
+      /* the ray starts over one texel (weight 1/2 at along = 0): a hard
+       * along >= 0 let float rounding of cos/sin light one of the two
+       * texels beside the root and not the other */
+      float start = along + 0.5f;
+      if (start <= 0.0f)
         continue;
+      start = start < 1.0f ? start : 1.0f;
       float perp = -dx * uy + dy * ux;
-      sp += expf (-(perp * perp) / (2.0f * sw * sw)) * expf (-3.0f * along / R);
+      sp += start * expf (-(perp * perp) / (2.0f * sw * sw))
+          * expf (-3.0f * along / R);
     }
     sp *= w;
   }

@@ -60,17 +60,23 @@ int
 ci_fb_kernel_normalise (CiFbKernel * k)
 {
   size_t n = (size_t) k->width * k->height;
+  int lit = 0;
   for (int c = 0; c < k->channels; c++) {
     float *p = k->data + c * n;
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
       s += p[i];
-    if (!(s > 0.0))
-      return -1;
-    for (size_t i = 0; i < n; i++)
-      p[i] = (float) (p[i] / s);
+    if (!(s >= 0.0))
+      return -1;                /* NaN: not a kernel */
+    if (s > 0.0) {
+      for (size_t i = 0; i < n; i++)
+        p[i] = (float) (p[i] / s);
+      lit++;
+    }
   }
-  return 0;
+  /* a dark channel (a pure red kernel's green) blooms nothing; an all-dark
+   * kernel is refused */
+  return lit > 0 ? 0 : -1;
 }
 
 CiFbKernel *

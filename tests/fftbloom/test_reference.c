@@ -353,6 +353,63 @@ test_kernels (void)
       "no spike along the first ray");
   ci_fb_kernel_free (k);
 
+  /* one ray and nothing else: the two texels beside its root get the same
+   * light at each axis angle (a hard start at along >= 0 lit one of them
+   * fully and the other not at all at 90 degrees, by the rounding of
+   * cos (pi / 2)), less than the first texel on the ray; none behind it */
+  for (int ai = 0; ai < 4; ai++) {
+    CiFbGlare g1;
+    ci_fb_glare_defaults (&g1);
+    g1.spike_count = 1;
+    g1.halo_strength = 0.0f;
+    g1.spike_strength = 1.0f;
+    g1.spike_angle = 90.0f * ai;
+    CiFbKernel *k1 = ci_fb_kernel_glare (&g1, 20);
+    const int d = 41, c = 20;
+    /* the ray's direction in texels (x right, y down) */
+    static const int dir[4][2] = { {1, 0}, {0, 1}, {-1, 0}, {0, -1} };
+    const int ux = dir[ai][0], uy = dir[ai][1];
+#define AT(x, y) k1->data[(c + (y)) * d + c + (x)]
+    float ray = AT (ux, uy), behind = AT (-ux, -uy);
+    float side1 = AT (-uy, ux), side2 = AT (uy, -ux);
+#undef AT
+    EXPECT (side1 > 0.0f && fabsf (side1 - side2) <= 1e-5f * side1,
+        "ray at %d degrees: beside its root %g and %g", 90 * ai, side1, side2);
+    EXPECT (side1 < ray, "ray at %d degrees: root side %g, on the ray %g",
+        90 * ai, side1, ray);
+    EXPECT (behind == 0.0f, "ray at %d degrees: %g behind its root", 90 * ai,
+        behind);
+    ci_fb_kernel_free (k1);
+  }
+
+  /* a pure red kernel: green and blue bloom nothing, red is normalised; an
+   * all-dark one is refused */
+  {
+    CiFbImage red = { 3, 3, 3, NULL };
+    float texels[27] = { 0 };
+    texels[4 * 3 + 0] = 1.0f;
+    texels[1 * 3 + 0] = 0.5f;
+    red.data = texels;
+    CiFbKernel *kr = ci_fb_kernel_from_image (&red, 0, -1, -1);
+    EXPECT (kr != NULL, "a pure red kernel was refused");
+    if (kr) {
+      double sr = 0, sgb = 0;
+      for (int i = 0; i < 9; i++) {
+        sr += kr->data[i];
+        sgb += kr->data[9 + i] + kr->data[18 + i];
+      }
+      EXPECT (fabs (sr - 1) < 1e-6 && sgb == 0.0, "pure red kernel: red %g, "
+          "green + blue %g", sr, sgb);
+      EXPECT (kr->cx == 1 && kr->cy == 1, "pure red kernel centre %d,%d",
+          kr->cx, kr->cy);
+      ci_fb_kernel_free (kr);
+    }
+    texels[4 * 3 + 0] = texels[1 * 3 + 0] = 0.0f;
+    kr = ci_fb_kernel_from_image (&red, 0, -1, -1);
+    EXPECT (kr == NULL, "an all-dark kernel was taken");
+    ci_fb_kernel_free (kr);
+  }
+
   /* image kernel through a PNG: RGB, brightest texel found, resampled */
   CiImage *img = ci_image_new (9, 5, 3, 1);
   for (int i = 0; i < 9 * 5 * 3; i++)
