@@ -220,8 +220,9 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
 
   gst_element_class_set_static_metadata (element_class,
       "CPU HDR to SDR tone mapper", "Filter/Converter/Video",
-      "HDR (PQ/HLG/linear) to 8-bit BT.709 tone mapping with temporal "
-      "smoothing (CPU reference)", "gst-cuda-imaging developers");
+      "HDR (PQ/HLG/linear/sRGB) to 8-bit BT.709 tone mapping with temporal "
+      "smoothing and scene-cut detection (CPU reference)",
+      "gst-cuda-imaging developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->before_transform =

@@ -31,7 +31,7 @@
  * gst-launch-1.0 videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudafftbloom threshold=0.5 intensity=2 ! videoconvert ! autovideosink
  * ]|
  * |[
- * gst-launch-1.0 filesrc location=night.mp4 ! parsebin ! nvh264dec ! cudaconvert ! "video/x-raw(memory:CUDAMemory),format=RGBA" ! cudafftbloom kernel-location=aperture.png kernel-size=0.25 ! cudadownload ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=night.mp4 ! parsebin ! nvh264dec ! cudadownload ! videoconvert ! video/x-raw,format=RGBA ! cudafftbloom kernel-location=docs/img/fftbloom-kernel.png kernel-size=0.25 ! videoconvert ! autovideosink
  * ]|
  */
 #ifdef HAVE_CONFIG_H

@@ -219,7 +219,7 @@ gst_cuda_tonemap_class_init (GstCudaTonemapClass * klass)
       GST_TONEMAP_SINK_CAPS, GST_TONEMAP_SRC_CAPS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA HDR to SDR tone mapper", "Filter/Converter/Video/Hardware",
-      "HDR (PQ/HLG/linear) to 8-bit BT.709 tone mapping on the GPU, with "
+      "HDR (PQ/HLG/linear/sRGB) to 8-bit BT.709 tone mapping on the GPU, with "
       "temporal smoothing and scene-cut detection",
       "gst-cuda-imaging developers");
 
