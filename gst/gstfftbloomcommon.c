@@ -173,10 +173,12 @@ parse_center (const gchar * str, gfloat * x, gfloat * y)
   gchar **parts = g_strsplit (str, ",", 2);
   gboolean ok = FALSE;
   if (g_strv_length (parts) == 2) {
-    gchar *e1, *e2;
-    gdouble a = g_ascii_strtod (g_strstrip (parts[0]), &e1);
-    gdouble b = g_ascii_strtod (g_strstrip (parts[1]), &e2);
-    if (!*e1 && !*e2 && a >= 0 && a <= 1 && b >= 0 && b <= 1) {
+    gchar *p1 = g_strstrip (parts[0]), *p2 = g_strstrip (parts[1]), *e1, *e2;
+    gdouble a = g_ascii_strtod (p1, &e1);
+    gdouble b = g_ascii_strtod (p2, &e2);
+    /* each part a whole number: an empty one ("," or " ,1") reads as 0 */
+    if (e1 != p1 && e2 != p2 && !*e1 && !*e2 && a >= 0 && a <= 1 && b >= 0
+        && b <= 1) {
       *x = (gfloat) a;
       *y = (gfloat) b;
       ok = TRUE;

@@ -168,7 +168,10 @@ ci_fb_kernel_from_image (const CiFbImage * img, int size, float fx, float fy)
   } else {
     /* Supersampled bilinear: an area average when shrinking, smooth when
      * enlarging. Done once per kernel change. */
-    int ssx = (int) ceilf (sx) + 1, ssy = (int) ceilf (sy) + 1;
+    /* an axis whose size stays is not resampled (one sample on the texel:
+     * two would blur it by 1/8, 3/4, 1/8) */
+    int ssx = sx == 1.0f ? 1 : (int) ceilf (sx) + 1;
+    int ssy = sy == 1.0f ? 1 : (int) ceilf (sy) + 1;
     for (int c = 0; c < ch; c++)
       for (int y = 0; y < oh; y++)
         for (int x = 0; x < ow; x++) {

@@ -410,6 +410,24 @@ test_kernels (void)
     ci_fb_kernel_free (kr);
   }
 
+  /* 10x3 to 9x3: only x is resampled; the lit row's light stays in it */
+  {
+    float texels[30] = { 0 };
+    texels[1 * 10 + 4] = 1.0f;
+    CiFbImage line = { 10, 3, 1, texels };
+    CiFbKernel *kl = ci_fb_kernel_from_image (&line, 9, -1, -1);
+    EXPECT (kl && kl->width == 9 && kl->height == 3, "9x3 kernel");
+    if (kl) {
+      double off = 0;
+      for (int x = 0; x < 9; x++)
+        off += kl->data[x] + kl->data[18 + x];
+      EXPECT (off == 0.0, "light spread across an axis kept as it was: %g",
+          off);
+      EXPECT (kl->cy == 1, "centre row %d", kl->cy);
+    }
+    ci_fb_kernel_free (kl);
+  }
+
   /* image kernel through a PNG: RGB, brightest texel found, resampled */
   CiImage *img = ci_image_new (9, 5, 3, 1);
   for (int i = 0; i < 9 * 5 * 3; i++)
