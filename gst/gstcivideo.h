@@ -76,9 +76,10 @@ NAME (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, \
  * (interlaced, too large, an upscale) would be posted once per attempt. Such
  * refusals remember the pair (the same incaps object, as a re-sent event
  * carries, and equal outcaps; outcaps NULL where the refusal comes before
- * set_caps) until the element stops (a restarted source may send the same
- * object). Failures that may pass on a later try (out of memory) are not
- * remembered: each try is made and reported. */
+ * set_caps) until caps are taken (a reconfigure may bring the pair back)
+ * or the element stops (a restarted source may send the same object).
+ * Failures that may pass on a later try (out of memory) are not remembered:
+ * each try is made and reported. */
 typedef struct
 {
   GstCaps *in, *out;
@@ -119,11 +120,25 @@ gst_ci_refused_before (GstBaseTransform * trans, GstCaps * incaps,
   return FALSE;
 }
 
-/* from stop */
+/* from stop and each set_caps that succeeds */
 static inline void
 gst_ci_forget_refusal (GstBaseTransform * trans)
 {
   g_object_set_qdata (G_OBJECT (trans), gst_ci_refusal_quark (), NULL);
+}
+
+/* set_caps of the cpu* twins: GstVideoFilter's, forgetting a refusal once
+ * caps are taken */
+static inline gboolean
+gst_ci_video_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstBaseTransformClass *vf = (GstBaseTransformClass *)
+      g_type_class_peek (GST_TYPE_VIDEO_FILTER);
+  gboolean ok = vf->set_caps (trans, incaps, outcaps);
+  if (ok)
+    gst_ci_forget_refusal (trans);
+  return ok;
 }
 
 /* stop of the cpu* twins that keep nothing else to free */

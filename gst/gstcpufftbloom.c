@@ -171,6 +171,7 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_frame);

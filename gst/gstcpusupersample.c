@@ -103,6 +103,7 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
       "gst-cuda-imaging developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_caps);
   gst_supersample_install_vfuncs (trans_class);

@@ -555,6 +555,8 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (!ok)
     release_device_resources (self);
+  else
+    gst_ci_forget_refusal (trans);
   return ok;
 }
 

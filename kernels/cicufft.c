@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include "cicufft.h"
 
+#ifndef CUFFT_VER_MAJOR
+#error "cufft.h without CUFFT_VER_MAJOR: the soname cannot be derived"
+#endif
 #define CI_STR_(x) #x
 #define CI_STR(x) CI_STR_(x)
 /* the soname's number is cuFFT's major version (12 in CUDA 13) */

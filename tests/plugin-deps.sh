@@ -12,3 +12,12 @@ if [ -n "$bad" ]; then
   echo "links CUDA toolkit libraries: $bad"
   exit 1
 fi
+# nor leave their symbols to be found at run time (the plugin links without
+# --no-undefined; a cuFFT call past kernels/cicufft.c's forwarders would
+# fail only when reached)
+undef=$(nm -D --undefined-only "$plugin" |
+  grep -E ' (cufft|cuda[A-Z]|npp|nvrtc|nvJitLink|cublas|curand)' || true)
+if [ -n "$undef" ]; then
+  echo "undefined CUDA toolkit symbols: $undef"
+  exit 1
+fi

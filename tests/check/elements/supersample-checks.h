@@ -178,6 +178,53 @@ GST_START_TEST (test_upscale_refused)
 }
 GST_END_TEST;
 
+/* Interlaced frames scaled (refused, one error), then passed through at
+ * equal caps (taken), then scaled again: the same caps object comes back
+ * with the reconfigure and must be explained again. (Downstream's first
+ * size is set before the caps: after a refused reconfigure, caps equal to
+ * the ones negotiated before it are not set again by GstBaseTransform, so
+ * they stay refused.) */
+GST_START_TEST (test_refusal_after_renegotiation)
+{
+  GstHarness *h = gst_harness_new_parse (FACTORY " ! capsfilter name=cf");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstElement *cf = gst_bin_get_by_name (GST_BIN (h->element), "cf");
+  static const gchar *sizes[3] = { "video/x-raw,width=32,height=24",
+    "video/x-raw,width=64,height=48", "video/x-raw,width=32,height=24"
+  };
+  for (int step = 0; step < 3; step++) {
+    GstCaps *c = gst_caps_from_string (sizes[step]);
+    g_object_set (cf, "caps", c, NULL);
+    gst_caps_unref (c);
+    if (step == 0)
+      gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+          "height=48,framerate=30/1,interlace-mode=interleaved");
+    GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48
+            * 4));
+    if (step == 1) {
+      fail_unless_equals_int (r, GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
+      fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+      continue;
+    }
+    fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+    gchar *dbg = NULL;
+    g_free (ci_pop_error (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+            &dbg));
+    fail_unless (dbg && strstr (dbg, "deinterlace"), "step %d: %s", step,
+        dbg);
+    g_free (dbg);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+        "step %d: more than one error", step);
+  }
+  gst_object_unref (cf);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* Run @desc (the element named "ss") to EOS or error; return the text of
  * the first warning, failing unless ss posted it. @in_caps, if given, go on
  * the capsfilter "in" only after parsing, so that linking (which would see
@@ -373,5 +420,6 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_no_warning_when_negotiated);
   tcase_add_test (tc, test_aspect_ratio_kept);
   tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_refusal_after_renegotiation);
   tcase_add_test (tc, test_roi_meta_scaled);
 }
