@@ -369,6 +369,20 @@ ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug)
 }
 
 void
+ci_bus_done (GstElement * element, GstBus * bus)
+{
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (m) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail ("an error was posted more than once, or another followed: %s",
+        err->message);
+  }
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+}
+
+void
 ci_check_interlaced_refused (const char *factory, const char *format,
     const char *sink_caps)
 {
@@ -421,8 +435,7 @@ ci_check_interlaced_refused (const char *factory, const char *format,
       g_free (ci_pop_error (bus, GST_CORE_ERROR, -1, NULL));
     }
     g_free (caps);
-    gst_element_set_bus (h->element, NULL);
-    gst_object_unref (bus);
+    ci_bus_done (h->element, bus);
     gst_harness_teardown (h);
   }
 }

@@ -71,6 +71,9 @@ void ci_check_interlaced_refused (const char *factory, const char *format,
  * where >= 0): its message, and its debug text in *debug unless NULL (both
  * to g_free). */
 gchar *ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug);
+/* Fails if another error is on @bus (each failure is posted once), then
+ * detaches @bus from @element and drops it. */
+void ci_bus_done (GstElement * element, GstBus * bus);
 
 /* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
 int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);

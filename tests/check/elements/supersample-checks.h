@@ -170,10 +170,7 @@ GST_START_TEST (test_upscale_refused)
   /* the caps come again with the next buffer: still one error */
   r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
-  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
-      "the refusal was posted more than once");
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  ci_bus_done (h->element, bus);
   gst_harness_teardown (h);
 }
 GST_END_TEST;
@@ -219,8 +216,7 @@ GST_START_TEST (test_refusal_after_renegotiation)
         "step %d: more than one error", step);
   }
   gst_object_unref (cf);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  ci_bus_done (h->element, bus);
   gst_harness_teardown (h);
 }
 GST_END_TEST;
