@@ -18,6 +18,19 @@ if command -v valgrind >/dev/null; then
     --logbase valgrind --print-errorlogs --num-processes 2 || rc=$?
   logs="$logs $build/meson-logs/valgrind-valgrind.json"
 fi
+# The CPU code once more under AddressSanitizer and UndefinedBehaviorSanitizer
+# (stack and global overflows, misaligned or overflowing arithmetic, which
+# valgrind does not see): a CPU-only build, the plugin loaded in-process.
+asan=${build}-asan
+[ -d "$asan" ] || meson setup "$asan" -Dcuda=disabled \
+  -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C "$asan"
+rm -f "$asan/meson-logs/testlog.json"
+GST_REGISTRY_FORK=no ASAN_OPTIONS=detect_leaks=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C "$asan" --print-errorlogs --num-processes 2 \
+  --timeout-multiplier 5 || rc=$?
+logs="$logs $asan/meson-logs/testlog.json"
 # One plain summary line (meson's own summary is a table).
 ok=0; bad=0; skip=0
 for log in $logs; do

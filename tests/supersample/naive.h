@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct { int idx; float w; } NaiveSlot;
 
@@ -48,8 +49,14 @@ naive_supersample (const uint8_t * src, size_t sstride, int sw, int sh,
         for (int j = 0; j < ny; j++)
           for (int i = 0; i < nx; i++) {
             const uint8_t *p = src + (size_t) ys[j].idx * sstride;
-            unsigned v = bps == 1 ? p[xs[i].idx * C + c]
-                : (unsigned) (((const uint16_t *) p)[xs[i].idx * C + c] >> shift);
+            unsigned v;
+            if (bps == 1)
+              v = p[xs[i].idx * C + c];
+            else {              /* odd pitches: no uint16_t pointer */
+              uint16_t s;
+              memcpy (&s, p + 2 * (size_t) (xs[i].idx * C + c), 2);
+              v = s >> shift;
+            }
             volatile float w = xs[i].w * ys[j].w;
             acc = fmaf ((float) v, w, acc);
           }
@@ -60,7 +67,10 @@ naive_supersample (const uint8_t * src, size_t sstride, int sw, int sh,
         if (bps == 1)
           dst[(size_t) dy * dstride + dx * C + c] = (uint8_t) r;
         else
-          ((uint16_t *) (dst + (size_t) dy * dstride))[dx * C + c] = (uint16_t) (r << shift);
+        {
+          uint16_t s = (uint16_t) (r << shift);
+          memcpy (dst + (size_t) dy * dstride + 2 * (size_t) (dx * C + c), &s, 2);
+        }
       }
     }
   }
