@@ -450,7 +450,8 @@ test_kernels (void)
     for (int c = 0; c < 3; c++)
       for (int i = 0; i < 45; i++)
         s3[c] += k->data[c * 45 + i];
-    EXPECT (fabs (s3[0] - 1) < 1e-5 && fabs (s3[2] - 1) < 1e-5, "planes sum to 1");
+    EXPECT (fabs (s3[0] - 1) < 1e-5 && fabs (s3[1] - 1) < 1e-5
+        && fabs (s3[2] - 1) < 1e-5, "planes sum to 1");
     ci_fb_kernel_free (k);
     k = ci_fb_kernel_from_image (fi, 18, 0.5f, 0.5f);
     EXPECT (k && k->width == 18 && k->height == 10 && k->cx == 9 && k->cy == 5,
