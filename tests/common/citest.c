@@ -263,9 +263,11 @@ ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
   if (needs_factory && !ci_element_can_start (needs_factory)) {
-    g_print ("SKIP: %s cannot start here (no CUDA device); GPU tests skipped\n",
+    gchar *why = g_strdup_printf ("%s cannot start here (no CUDA device)",
         needs_factory);
-    return 77;
+    int status = ci_gpu_unavailable (why);
+    g_free (why);
+    return status;
   }
   return gst_check_run_suite (s, needs_factory ? needs_factory : "cpu", __FILE__);
 }
@@ -336,6 +338,72 @@ ci_check_shared_context (GstHarness * h, const char *a, const char *b)
       "%s and %s did not share a CUDA context", a, b);
   gst_object_unref (ea);
   gst_object_unref (eb);
+}
+
+int
+ci_gpu_unavailable (const char *why)
+{
+  if (g_getenv ("CI_REQUIRE_GPU")) {
+    g_printerr ("FAIL: %s, and CI_REQUIRE_GPU is set\n", why);
+    return 1;
+  }
+  g_print ("SKIP: %s; GPU tests skipped\n", why);
+  return 77;
+}
+
+/* [0]: sink pad, [1]: src pad */
+typedef struct
+{
+  guint cuda[2], other[2];
+} CiMemSeen;
+
+static GstPadProbeReturn
+count_memory (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  CiMemSeen *seen = user;
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+  int side = GST_PAD_DIRECTION (pad) == GST_PAD_SRC;
+  /* GST_CUDA_MEMORY_TYPE_NAME: matched by name so that CPU-only builds of
+   * this library need no gstcuda */
+  gboolean cuda = gst_buffer_n_memory (b) > 0;
+  for (guint i = 0; i < gst_buffer_n_memory (b); i++)
+    cuda = cuda && gst_memory_is_type (gst_buffer_peek_memory (b, i),
+        "gst.cuda.memory");
+  if (cuda)
+    g_atomic_int_inc (&seen->cuda[side]);
+  else
+    g_atomic_int_inc (&seen->other[side]);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+ci_watch_memory (GstElement * e)
+{
+  CiMemSeen *seen = g_new0 (CiMemSeen, 1);
+  /* freed with the element, whose pads (and probes) go before it */
+  g_object_set_data_full (G_OBJECT (e), "ci-mem-seen", seen, g_free);
+  const char *names[2] = { "sink", "src" };
+  for (int i = 0; i < 2; i++) {
+    GstPad *pad = gst_element_get_static_pad (e, names[i]);
+    fail_unless (pad != NULL);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_memory, seen,
+        NULL);
+    gst_object_unref (pad);
+  }
+}
+
+void
+ci_check_cuda_memory (GstElement * e)
+{
+  CiMemSeen *seen = g_object_get_data (G_OBJECT (e), "ci-mem-seen");
+  fail_unless (seen != NULL, "ci_watch_memory was not called");
+  const char *names[2] = { "in", "out" };
+  for (int i = 0; i < 2; i++) {
+    fail_unless (seen->cuda[i] > 0, "no buffer went %s in CUDA memory",
+        names[i]);
+    fail_unless (seen->other[i] == 0, "%u buffers went %s in system memory",
+        seen->other[i], names[i]);
+  }
 }
 
 gboolean

@@ -54,6 +54,14 @@ gpointer ci_cuda_context_of (GstElement * e);
  * context. */
 void ci_check_shared_context (GstHarness * h, const char *a, const char *b);
 
+/* Counts, from now on, the buffers that cross @e's sink and src pads in
+ * CUDA memory and in any other memory. */
+void ci_watch_memory (GstElement * e);
+/* Fails unless buffers crossed both of @e's pads since ci_watch_memory and
+ * every one of them was in CUDA memory: a caps filter alone does not prove
+ * that the element took the CUDA path. */
+void ci_check_cuda_memory (GstElement * e);
+
 /* Pushes @in (taken) with a region-of-interest meta (x, y, w, h) through
  * @h and fails unless the output carries it as (ex, ey, ew, eh); ew = 0:
  * it must carry none. */
@@ -75,7 +83,13 @@ gchar *ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug);
  * detaches @bus from @element and drops it. */
 void ci_bus_done (GstElement * element, GstBus * bus);
 
-/* Runs @s; exits 77 (meson's "skipped") when @needs_factory is set and cannot start. */
+/* The exit status of a GPU test that cannot run (no device, @why says
+ * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU
+ * host, where a skip would hide a device or driver failure). */
+int ci_gpu_unavailable (const char *why);
+
+/* Runs @s; when @needs_factory is set and cannot start, returns
+ * ci_gpu_unavailable's status. */
 int ci_check_main (Suite * s, const char *needs_factory, int argc, char **argv);
 
 G_END_DECLS

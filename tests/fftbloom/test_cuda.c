@@ -287,8 +287,7 @@ int
 main (int argc, char **argv)
 {
   if (ci_cuda_device_count () == 0) {
-    printf ("SKIP: no CUDA device\n");
-    return 77;
+    return ci_gpu_unavailable ("no CUDA device");
   }
   small_only = g_getenv ("CI_FB_SMALL") != NULL;
   struct cudaDeviceProp prop;

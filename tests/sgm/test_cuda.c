@@ -564,8 +564,7 @@ int
 main (int argc, char **argv)
 {
   if (ci_cuda_device_count () == 0) {
-    printf ("no CUDA device: skipped\n");
-    return 77;
+    return ci_gpu_unavailable ("no CUDA device");
   }
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   /* "small": only one tiny case per D (for compute-sanitizer) */

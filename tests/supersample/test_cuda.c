@@ -166,8 +166,7 @@ int
 main (int argc, char **argv)
 {
   if (ci_cuda_device_count () == 0) {
-    printf ("SKIP: no CUDA device\n");
-    return 77;
+    return ci_gpu_unavailable ("no CUDA device");
   }
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   if (argc == 8 && strcmp (argv[1], "probe") == 0)

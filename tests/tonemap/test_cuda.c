@@ -11,6 +11,7 @@
 #include "tonemap.h"            /* reference */
 #include "tonemap_cuda.h"
 #include "tmscene.h"
+#include "citest.h"
 
 static int failures;
 
@@ -565,8 +566,7 @@ main (void)
 {
   int n = 0;
   if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0) {
-    printf ("no CUDA device: skipped\n");
-    return 77;
+    return ci_gpu_unavailable ("no CUDA device");
   }
   struct cudaDeviceProp prop;
   CU (cudaGetDeviceProperties (&prop, 0));

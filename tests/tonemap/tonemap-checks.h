@@ -121,16 +121,17 @@ run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   GstHarness *h;
   GstElement *tm;
   if (use_cuda_memory) {
-    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=tm ! "
+    h = gst_harness_new_parse ("cudaupload name=up ! "
+        "video/x-raw(memory:CUDAMemory) ! " FACTORY " name=tm ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload");
     tm = gst_bin_get_by_name (GST_BIN (h->element), "tm");
+    ci_watch_memory (tm);
   } else {
     h = gst_harness_new (FACTORY);
     tm = gst_object_ref (h->element);
   }
   gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
   g_object_set (tm, "operator", cfg->op, "smoothing", cfg->smoothing, NULL);
-  gst_object_unref (tm);
   gst_harness_set_src_caps_str (h, ic);
   gst_harness_set_sink_caps_str (h, oc);
   CiTonemap *ref = ci_tonemap_new (cfg);
@@ -143,6 +144,11 @@ run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   tm_frame_free (rout);
   ci_tonemap_free (ref);
   g_free (oc);
+  if (use_cuda_memory) {
+    ci_check_cuda_memory (tm);
+    ci_check_shared_context (h, "up", "tm");
+  }
+  gst_object_unref (tm);
   gst_harness_teardown (h);
 }
 

@@ -10,8 +10,11 @@ GST_START_TEST (test_cuda_memory)
 {
   if (!ci_have_cudaupload ())
     return;
-  GstHarness *h = gst_harness_new_parse ("cudaupload ! cudafftbloom "
-      "threshold=0.3 ! video/x-raw(memory:CUDAMemory) ! cudadownload");
+  GstHarness *h = gst_harness_new_parse ("cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory) ! cudafftbloom name=fb threshold=0.3 ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload");
+  GstElement *fb = gst_bin_get_by_name (GST_BIN (h->element), "fb");
+  ci_watch_memory (fb);
   GstVideoInfo info;
   caps_for (&info, "RGBA", 45, 27, FALSE);
   GstCaps *caps = gst_video_info_to_caps (&info);
@@ -22,6 +25,9 @@ GST_START_TEST (test_cuda_memory)
   setup_defaults (&s);
   s.p.threshold = 0.3f;
   push_and_check (h, &info, &s, 40, "CUDA memory in and out");
+  ci_check_cuda_memory (fb);
+  ci_check_shared_context (h, "up", "fb");
+  gst_object_unref (fb);
   gst_harness_teardown (h);
 }
 GST_END_TEST;
