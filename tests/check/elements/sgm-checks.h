@@ -17,14 +17,23 @@ static SgmLuma
 luma_for (const gchar * fmt)
 {
   SgmLuma l = { SGM_LUMA_GRAY8, 1, 0, 0, 0 };
+  static const struct
+  {
+    const gchar *name;
+    gint ps, r, g, b;
+  } rgb[] = {
+    {"RGB", 3, 0, 1, 2}, {"BGR", 3, 2, 1, 0},
+    {"RGBA", 4, 0, 1, 2}, {"BGRA", 4, 2, 1, 0},
+    {"ARGB", 4, 1, 2, 3}, {"ABGR", 4, 3, 2, 1},
+    {"RGBx", 4, 0, 1, 2}, {"BGRx", 4, 2, 1, 0},
+    {"xRGB", 4, 1, 2, 3}, {"xBGR", 4, 3, 2, 1},
+  };
   if (!strcmp (fmt, "GRAY16_LE"))
     l.kind = SGM_LUMA_GRAY16;
-  else if (!strcmp (fmt, "RGB"))
-    l = (SgmLuma) { SGM_LUMA_RGB, 3, 0, 1, 2 };
-  else if (!strcmp (fmt, "BGRx"))
-    l = (SgmLuma) { SGM_LUMA_RGB, 4, 2, 1, 0 };
-  else if (!strcmp (fmt, "ARGB"))
-    l = (SgmLuma) { SGM_LUMA_RGB, 4, 1, 2, 3 };
+  /* GRAY8, and I420 / NV12 whose luma plane comes first */
+  for (guint i = 0; i < G_N_ELEMENTS (rgb); i++)
+    if (!strcmp (fmt, rgb[i].name))
+      l = (SgmLuma) { SGM_LUMA_RGB, rgb[i].ps, rgb[i].r, rgb[i].g, rgb[i].b };
   return l;
 }
 
@@ -34,9 +43,9 @@ out_for (const gchar * fmt)
   SgmOutFormat f = { SGM_OUT_GRAY16, 0, 0, 0, 0 };
   if (!strcmp (fmt, "GRAY8"))
     f.kind = SGM_OUT_GRAY8;
-  else if (!strcmp (fmt, "RGBA"))
+  else if (!strcmp (fmt, "RGBA") || !strcmp (fmt, "RGBx"))
     f = (SgmOutFormat) { SGM_OUT_COLOUR, 0, 1, 2, 3 };
-  else if (!strcmp (fmt, "BGRx"))
+  else if (!strcmp (fmt, "BGRA") || !strcmp (fmt, "BGRx"))
     f = (SgmOutFormat) { SGM_OUT_COLOUR, 2, 1, 0, 3 };
   return f;
 }
@@ -136,21 +145,38 @@ apply_knobs (GstElement * sgm, const Knobs * k)
       NULL);
 }
 
-/* A harness for FACTORY (between cudaupload and cudadownload when
- * use_cuda_memory); *sgm: the element itself, a new reference. */
+/* A harness for FACTORY (between cudaupload and cudadownload, CUDA memory
+ * on both sides, when use_cuda_memory); *sgm: the element itself, a new
+ * reference. */
 static GstHarness *
 new_harness (GstElement ** sgm)
 {
   GstHarness *h;
   if (use_cuda_memory) {
-    h = gst_harness_new_parse ("cudaupload ! " FACTORY " name=sgm ! "
+    h = gst_harness_new_parse ("cudaupload name=up ! "
+        "video/x-raw(memory:CUDAMemory) ! " FACTORY " name=sgm ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload");
     *sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
+    ci_watch_memory (*sgm);
   } else {
     h = gst_harness_new (FACTORY);
     *sgm = gst_object_ref (h->element);
   }
   return h;
+}
+
+/* Tears @h down; with use_cuda_memory, first fails unless the element took
+ * and gave CUDA memory only, in cudaupload's context. */
+static void
+finish_harness (GstHarness * h)
+{
+  if (use_cuda_memory) {
+    GstElement *sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
+    ci_check_cuda_memory (sgm);
+    gst_object_unref (sgm);
+    ci_check_shared_context (h, "up", "sgm");
+  }
+  gst_harness_teardown (h);
 }
 
 /* Set caps for @vw x @vh views (a no-op when they are unchanged), push one
@@ -264,6 +290,10 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
   g_free (out_caps);
 }
 
+/* set: check_one sets the layout property to it (else to top-bottom only
+ * where the caps do not say) */
+static const gchar *layout_prop = NULL;
+
 /* One harness, one frame. */
 static void
 check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
@@ -274,11 +304,13 @@ check_one (const gchar * infmt, const gchar * outfmt, gboolean top_bottom,
   GstHarness *h = new_harness (&sgm);
   const Knobs k = { nd, mind, lr, paths, census };
   apply_knobs (sgm, &k);
-  if (!by_caps && top_bottom)
+  if (layout_prop)
+    gst_util_set_object_arg (G_OBJECT (sgm), "layout", layout_prop);
+  else if (!by_caps && top_bottom)
     gst_util_set_object_arg (G_OBJECT (sgm), "layout", "top-bottom");
   gst_object_unref (sgm);
   push_and_compare (h, infmt, outfmt, top_bottom, by_caps, vw, vh, &k);
-  gst_harness_teardown (h);
+  finish_harness (h);
 }
 
 /* Properties changed while playing and a new frame size mid-stream: each
@@ -307,7 +339,7 @@ check_live_changes (void)
         steps[i].vh, &steps[i].k);
   }
   gst_object_unref (sgm);
-  gst_harness_teardown (h);
+  finish_harness (h);
 }
 
 /* A property bound to a control source takes its value at each buffer's
@@ -377,11 +409,43 @@ GST_START_TEST (test_live_changes)
 }
 GST_END_TEST;
 
+/* Fails unless @fmts holds every format of FACTORY's @pad template (a
+ * format added to the element without a check here fails). */
+static void
+check_covers_template (const gchar * pad, const gchar ** fmts, guint n)
+{
+  GstElementFactory *f = gst_element_factory_find (FACTORY);
+  fail_unless (f != NULL);
+  GstCaps *caps = NULL;
+  for (const GList * l = gst_element_factory_get_static_pad_templates (f); l;
+      l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    if (!strcmp (t->name_template, pad))
+      caps = gst_static_caps_get (&t->static_caps);
+  }
+  fail_unless (caps != NULL && !gst_caps_is_empty (caps));
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (caps,
+          0), "format");
+  fail_unless (list != NULL && GST_VALUE_HOLDS_LIST (list));
+  fail_unless_equals_int (gst_value_list_get_size (list), n);
+  for (guint i = 0; i < n; i++) {
+    const gchar *name = g_value_get_string (gst_value_list_get_value (list, i));
+    guint j = 0;
+    while (j < n && strcmp (fmts[j], name))
+      j++;
+    fail_unless (j < n, "%s pad format %s is not checked", pad, name);
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (f);
+}
+
 GST_START_TEST (test_input_formats)
 {
-  const gchar *fmts[] = { "GRAY8", "GRAY16_LE", "RGB", "BGRx", "ARGB", "I420",
-    "NV12"
+  /* every format of the sink template */
+  const gchar *fmts[] = { "GRAY8", "GRAY16_LE", "RGB", "BGR", "RGBA", "BGRA",
+    "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "I420", "NV12"
   };
+  check_covers_template ("sink", fmts, G_N_ELEMENTS (fmts));
   for (guint i = 0; i < G_N_ELEMENTS (fmts); i++)
     check_one (fmts[i], "GRAY16_LE", FALSE, FALSE, 61, 37, 23, 0, 1, 8,
         SGM_CENSUS_9X7);
@@ -390,7 +454,10 @@ GST_END_TEST;
 
 GST_START_TEST (test_output_formats)
 {
-  const gchar *fmts[] = { "GRAY16_LE", "GRAY8", "RGBA", "BGRx" };
+  const gchar *fmts[] = { "GRAY16_LE", "GRAY8", "RGBA", "BGRA", "RGBx",
+    "BGRx"
+  };
+  check_covers_template ("src", fmts, G_N_ELEMENTS (fmts));
   for (guint i = 0; i < G_N_ELEMENTS (fmts); i++)
     check_one ("GRAY8", fmts[i], FALSE, FALSE, 53, 29, 17, 2, -1, 8,
         SGM_CENSUS_SYM_9X7);
@@ -399,14 +466,21 @@ GST_END_TEST;
 
 GST_START_TEST (test_layouts)
 {
-  /* top-bottom from the property and from the caps; side-by-side from caps
-   * overriding a top-bottom property is covered by by_caps = TRUE too */
+  /* top-bottom from the property and from the caps; side-by-side from caps */
   check_one ("GRAY8", "GRAY16_LE", TRUE, FALSE, 47, 31, 16, 0, 1, 4,
       SGM_CENSUS_9X7);
   check_one ("RGB", "GRAY16_LE", TRUE, TRUE, 47, 31, 16, 0, 1, 8,
       SGM_CENSUS_9X7);
   check_one ("GRAY8", "GRAY8", FALSE, TRUE, 45, 21, 129, 0, 2, 8,
       SGM_CENSUS_9X7);
+  /* the caps' multiview mode overrides the property, both ways round */
+  layout_prop = "top-bottom";
+  check_one ("GRAY8", "GRAY8", FALSE, TRUE, 45, 21, 19, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  layout_prop = "side-by-side";
+  check_one ("BGRA", "GRAY16_LE", TRUE, TRUE, 39, 25, 21, 0, 1, 8,
+      SGM_CENSUS_9X7);
+  layout_prop = NULL;
 }
 GST_END_TEST;
 
