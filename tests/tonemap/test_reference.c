@@ -245,7 +245,7 @@ test_uniform_and_monotonic (void)
       printf ("histogram operator on a smooth log-luminance ramp: output luma "
           "KS distance from uniform %.4f; fullest code holds %.4f of the "
           "pixels (uniform: %.4f)\n", ks, (double) hmax / n, 1.0 / 256);
-      CHECK (ks < 0.01, "output luma not uniform: KS %.4f", ks);
+      CHECK (ks < 0.004, "output luma not uniform: KS %.4f", ks);
     }
     ci_tonemap_free (tm);
   }
@@ -383,6 +383,63 @@ test_flicker_and_cut (void)
   tm_frame_free (out);
 }
 
+/* Pumping: a sign covering 2 % of a static noisy scene blinks (off 0.5
+ * nits, on 500 nits, every other frame). Per-frame equalisation moves the
+ * rest of the picture with it (mean output luma of the static part, away
+ * from the sign); the smoothing window must damp that, more with a longer
+ * window, without taking the blinking for cuts. (The issue's measure, the
+ * mean luma of the whole frame, cannot show this: equalisation keeps it
+ * near mid-grey whatever the sign does.) */
+static void
+test_blinking_sign (void)
+{
+  const int w = 192, h = 108, frames = 40, settled = 20;
+  const int bw = 27, bh = 15, bx = 10, by = h - bh - 2;     /* 1.95 % */
+  const int windows[] = { 0, 2, 4, 8, 16 };
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_BGRX, w, h, 0);
+  double pump[5];
+  for (int wi = 0; wi < 5; wi++) {
+    CiTonemap *tm = make (CI_TM_IN_P010, CI_TM_OUT_BGRX, CI_TM_OP_HISTOGRAM,
+        w, h, windows[wi]);
+    double prev = 0;
+    pump[wi] = 0;
+    for (int fr = 0; fr < frames; fr++) {
+      tm_fill_scene (in, 0, 0.03, 300 + fr);
+      const double e = tm_pq_signal (fr & 1 ? 500.0 : 0.5);
+      for (int y = by; y < by + bh; y++)
+        for (int x = bx; x < bx + bw; x++)
+          tm_put_nonlinear (in, x, y, e, 0.6 * e, 0.6 * e, 1);
+      run (tm, in, out);
+      double m = 0;
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          if (y < by - 1 || y > by + bh || x < bx - 1 || x > bx + bw)
+            m += tm_luma_at (out, x, y);
+      m /= (double) w * h - (double) (bw + 2) * (bh + 2);
+      /* after the window has filled (and, at 16, nearly so) */
+      if (fr > settled)
+        pump[wi] = fmax (pump[wi], fabs (m - prev));
+      prev = m;
+    }
+    printf ("blinking sign (2 %% of the frame), smoothing %2d: the static "
+        "part's mean luma moves up to %.3f code values frame to frame\n",
+        windows[wi], pump[wi]);
+    CHECK (ci_tonemap_get_state (tm)->cuts == 0, "smoothing %d: the blinking "
+        "was taken for %d cuts", windows[wi], ci_tonemap_get_state (tm)->cuts);
+    if (wi > 0)
+      CHECK (pump[wi] < 0.75 * pump[wi - 1], "smoothing %d pumps %.3f, "
+          "smoothing %d %.3f: a longer window must damp more", windows[wi],
+          pump[wi], windows[wi - 1], pump[wi - 1]);
+    ci_tonemap_free (tm);
+  }
+  CHECK (pump[0] > 2.0, "per-frame equalisation pumped only %.3f: the case "
+      "tests nothing", pump[0]);
+  CHECK (pump[3] < 0.5, "smoothing 8 pumps %.3f code values", pump[3]);
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
 /* Every input/output format and operator runs, and gamut mapping keeps hue:
  * a saturated BT.2020 red object stays red (no channel clip to orange). */
 static double
@@ -516,7 +573,7 @@ test_formats_and_gamut (void)
                 out->stride[0] + 4 * (int) ((0.1 + 0.15 * k) * w);
             double dh = hue_error (src[k], px);
             worst_hue = fmax (worst_hue, dh);
-            CHECK (dh < 4.0, "%s/%s patch %d -> %d %d %d: hue off by %.1f deg",
+            CHECK (dh < 2.0, "%s/%s patch %d -> %d %d %d: hue off by %.1f deg",
                 tm_in_name (fi), tm_op_name (op), k, px[0], px[1], px[2], dh);
           }
         }
@@ -609,6 +666,7 @@ main (void)
   test_constant_and_one_bin ();
   test_bin_clamp ();
   test_flicker_and_cut ();
+  test_blinking_sign ();
   test_formats_and_gamut ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);

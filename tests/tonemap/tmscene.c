@@ -183,6 +183,12 @@ pq_inv (double nits)
   return pow ((c1 + c2 * p) / (1 + c3 * p), m2);
 }
 
+double
+tm_pq_signal (double nits)
+{
+  return pq_inv (nits);
+}
+
 static double
 smooth (double e0, double e1, double x)
 {

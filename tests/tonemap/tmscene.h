@@ -43,6 +43,8 @@ void tm_fill_scene (TmFrame * f, int variant, double noise, uint64_t seed);
 /* Fill with a function of the pixel: nits of grey (BT.2020). */
 void tm_fill_grey (TmFrame * f, double (*nits) (int x, int y, void *ud),
     void *ud, double noise, uint64_t seed);
+/* The PQ signal (BT.2100 inverse EOTF, 0..1) of @nits. */
+double tm_pq_signal (double nits);
 /* Encode one pixel given non-linear R'G'B' in [0,1]; YUV formats take
  * chroma from even pixels. */
 void tm_put_nonlinear (TmFrame * f, int x, int y, double r, double g, double b,

@@ -1,10 +1,10 @@
 /* GstHarness tests of cudatonemap (system memory in and out, staged by the
  * base class, and memory:CUDAMemory through cudaupload / cudadownload):
- * output within one code value of the C reference.  Skipped
- * without a CUDA device.
+ * output equal to the C reference byte for byte (the kernels follow it
+ * bit for bit).  Skipped without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudatonemap"
-#define TOLERANCE 1
+#define TOLERANCE 0
 #include "tonemap-checks.h"
 
 /* memory:CUDAMemory in and out (as after nvh265dec): formats that 1.22's
