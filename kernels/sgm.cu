@@ -2750,6 +2750,7 @@ struct SgmCuda
    * device with that much memory (0: none) */
   int force_layout;
   size_t max_bytes;
+  int layout;                   /* the last one reserve_mode took, or -1 */
   int have_streams;
   cudaStream_t side[SGM_SIDE];
   cudaEvent_t fork, join[SGM_SIDE];
@@ -2892,6 +2893,7 @@ sgm_cuda_create (SgmCuda ** out)
     return (int) cudaErrorMemoryAllocation;
   const char *e = getenv ("CI_SGM_LAYOUT");
   s->force_layout = e && *e ? atoi (e) : -1;
+  s->layout = -1;
   e = getenv ("CI_SGM_MAX_BYTES");
   s->max_bytes = e && *e ? (size_t) strtoull (e, NULL, 10) : 0;
   *out = s;
@@ -2950,6 +2952,12 @@ sgm_cuda_bytes (const SgmCuda * s)
   return s ? s->bytes : 0;
 }
 
+extern "C" int
+sgm_cuda_layout (const SgmCuda * s)
+{
+  return s ? s->layout : -1;
+}
+
 /* Grows the scratch for the preferred layout (*layout), falling back to
  * the next one on an allocation failure. */
 static int
@@ -2963,8 +2971,10 @@ reserve_mode (SgmCuda * s, const SgmParams * p, int *layout)
   for (;;) {
     *layout = pick_layout (s, p);
     size_t need = bytes_for (p, *layout);
-    if (need <= s->bytes)
+    if (need <= s->bytes) {
+      s->layout = *layout;
       return 0;
+    }
     if (s->mem) {
       CHECK (cudaFree (s->mem));
       s->mem = NULL;
@@ -2974,6 +2984,7 @@ reserve_mode (SgmCuda * s, const SgmParams * p, int *layout)
         cudaErrorMemoryAllocation : cudaMalloc (&s->mem, need);
     if (e == cudaSuccess) {
       s->bytes = need;
+      s->layout = *layout;
       return 0;
     }
     s->mem = NULL;

@@ -445,8 +445,9 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   SgmCuda *ctx;
   KL (sgm_cuda_create (&ctx));
   check_pipe (tag, "", &pp, ctx, &p, full, hm);
+  const int chosen = sgm_cuda_layout (ctx);
   /* every scratch layout the pipeline can take (forced where it applies;
-   * where it does not, the next one runs) */
+   * where it does not, the unforced choice runs) */
   for (int l = 0; l < 4; l++) {
     char v[8];
     snprintf (v, sizeof v, "%d", l);
@@ -456,6 +457,16 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     SgmCuda *cl2;
     KL (sgm_cuda_create (&cl2));
     check_pipe (tag, what, &pp, cl2, &p, full, hm);
+    /* the conditions below restate kernels/sgm.cu's layout_applies */
+    const int applies = l >= 2 || (sgm_cuda_u8_ok (&p) && (l == 0
+            || sgm_cuda_final_fits (&p, p.paths - 1)));
+    const int want = applies ? l : chosen;
+    checks++;
+    if (sgm_cuda_layout (cl2) != want) {
+      failures++;
+      printf ("FAIL %s pipeline%s: layout %d ran, %d expected\n", tag, what,
+          sgm_cuda_layout (cl2), want);
+    }
     sgm_cuda_destroy (cl2);
   }
   unsetenv ("CI_SGM_LAYOUT");
@@ -463,6 +474,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
    * limit just below it); the context falls back and the result stays */
   {
     size_t lim = (size_t) -1;
+    int prev = -1;
     for (int step = 0; step < 3; step++) {
       char v[32];
       snprintf (v, sizeof v, "%zu", lim);
@@ -478,12 +490,15 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
       }
       KL (err);
       const size_t got = sgm_cuda_bytes (cm);
+      const int lay = sgm_cuda_layout (cm);
       checks++;
-      if (memcmp (hm, full, n * 2) || got > lim) {
+      /* each limit moves the context to a later layout */
+      if (memcmp (hm, full, n * 2) || got > lim || lay <= prev) {
         failures++;
-        printf ("FAIL %s pipeline under a %zu-byte limit (%zu held)\n", tag,
-            lim, got);
+        printf ("FAIL %s pipeline under a %zu-byte limit (%zu held, layout "
+            "%d after %d)\n", tag, lim, got, lay, prev);
       }
+      prev = lay;
       sgm_cuda_destroy (cm);
       lim = got - 1;            /* the next run cannot have this layout */
     }
