@@ -532,9 +532,17 @@ GST_START_TEST (test_stream_start_resets)
 }
 GST_END_TEST;
 
+/* With CK_FORK=no a failed test would leave the switch set for the next. */
+static void
+reset_switches (void)
+{
+  use_cuda_memory = FALSE;
+}
+
 static void
 add_common_cases (TCase * tc)
 {
+  tcase_add_checked_fixture (tc, reset_switches, NULL);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_operators);

@@ -170,9 +170,7 @@ main (int argc, char **argv)
   }
   suite_add_tcase (s, tc);
   int r = gst_check_run_suite (s, "cudasupersample", __FILE__);
-  if (!gpu && r == 0) {
-    g_print ("SKIP: no CUDA device: only the no-device case ran\n");
-    return 77;
-  }
+  if (!gpu && r == 0)
+    return ci_gpu_unavailable ("no CUDA device: only the no-device case ran");
   return r;
 }
