@@ -141,6 +141,49 @@ gst_ci_video_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return ok;
 }
 
+/* TRUE when @buf holds a whole frame of @info (GstVideoFilter would only
+ * warn, and push an output buffer that nothing wrote). */
+static inline gboolean
+gst_ci_buffer_holds_frame (GstBuffer * buf, const GstVideoInfo * info)
+{
+  GstVideoFrame f;
+  if (!gst_buffer_get_video_meta (buf))
+    return gst_buffer_get_size (buf) >= GST_VIDEO_INFO_SIZE (info);
+  /* the meta's planes: let the mapping judge them */
+  if (!gst_video_frame_map (&f, (GstVideoInfo *) info, buf, GST_MAP_READ))
+    return FALSE;
+  gst_video_frame_unmap (&f);
+  return TRUE;
+}
+
+/* transform of the cpu* twins: a buffer too small for the caps is a stream
+ * error, as in the cuda* elements, then GstVideoFilter's transform */
+static inline GstFlowReturn
+gst_ci_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER_CAST (trans);
+  GstBaseTransformClass *vf = (GstBaseTransformClass *)
+      g_type_class_peek (GST_TYPE_VIDEO_FILTER);
+  if (filter->negotiated) {
+    const gboolean in_ok = gst_ci_buffer_holds_frame (inbuf, &filter->in_info);
+    if (!in_ok || !gst_ci_buffer_holds_frame (outbuf, &filter->out_info)) {
+      const GstVideoInfo *info = in_ok ? &filter->out_info : &filter->in_info;
+      GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
+          ("The %s buffer does not hold a whole video frame",
+              in_ok ? "output" : "input"),
+          ("%" G_GSIZE_FORMAT " bytes%s; %dx%d %s needs %" G_GSIZE_FORMAT,
+              gst_buffer_get_size (in_ok ? outbuf : inbuf),
+              gst_buffer_get_video_meta (in_ok ? outbuf : inbuf) ?
+              " with a video meta" : "", GST_VIDEO_INFO_WIDTH (info),
+              GST_VIDEO_INFO_HEIGHT (info),
+              GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info)));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return vf->transform (trans, inbuf, outbuf);
+}
+
 /* stop of the cpu* twins that keep nothing else to free */
 static inline gboolean
 gst_ci_video_filter_stop (GstBaseTransform * trans)

@@ -109,7 +109,9 @@ gst_cpu_fftbloom_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCpuFftBloom *self = GST_CPU_FFTBLOOM (filter);
-  gint width = GST_VIDEO_FRAME_WIDTH (in), height = GST_VIDEO_FRAME_HEIGHT (in);
+  /* the caps' size: a video meta may describe a larger frame */
+  gint width = GST_VIDEO_INFO_WIDTH (&filter->in_info);
+  gint height = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   CiFbParams params;
   CiFbKernel *kernel;
   gint scale;
@@ -172,6 +174,7 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
       GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_ci_video_filter_transform);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_fftbloom_transform_frame);

@@ -151,6 +151,7 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ci_video_filter_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_ci_video_filter_transform);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_sgm_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_sgm_transform_frame);

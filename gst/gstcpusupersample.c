@@ -64,8 +64,10 @@ gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
 {
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
     CiSsPlane sp, dp;
-    gst_supersample_plane_desc (&in->info, p, &sp);
-    gst_supersample_plane_desc (&out->info, p, &dp);
+    /* the caps' sizes (as cudasupersample): a video meta may describe a
+     * larger frame */
+    gst_supersample_plane_desc (&filter->in_info, p, &sp);
+    gst_supersample_plane_desc (&filter->out_info, p, &dp);
     sp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
     dp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     if (ci_ref_supersample_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p), &sp,
@@ -104,6 +106,7 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_ci_video_filter_transform);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cpu_supersample_transform_caps);
   gst_supersample_install_vfuncs (trans_class);

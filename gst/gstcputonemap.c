@@ -233,6 +233,7 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ci_video_filter_set_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_ci_video_filter_transform);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cpu_tonemap_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_cpu_tonemap_transform_frame);

@@ -340,6 +340,89 @@ ci_check_shared_context (GstHarness * h, const char *a, const char *b)
   gst_object_unref (eb);
 }
 
+static GstBuffer *
+push_one (const char *launch, const char *caps, GstBuffer * in,
+    GstVideoInfo * out_info)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL, "%s: no output", launch);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (oc && gst_video_info_from_caps (out_info, oc));
+  gst_caps_unref (oc);
+  gst_harness_teardown (h);
+  return out;
+}
+
+void
+ci_check_buffer_layouts (const char *launch, const char *caps)
+{
+  GstVideoInfo info, big;
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  fail_unless (GST_VIDEO_INFO_N_PLANES (&info) == 1);
+  const gint w = GST_VIDEO_INFO_WIDTH (&info), hgt = GST_VIDEO_INFO_HEIGHT
+      (&info), ps = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+  gst_video_info_set_format (&big, GST_VIDEO_INFO_FORMAT (&info), 2 * w,
+      2 * hgt);
+
+  /* the picture, tight */
+  GstBuffer *tight = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+  GstBuffer *wide = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&big));
+  GstMapInfo mt, mw;
+  gst_buffer_map (wide, &mw, GST_MAP_WRITE);
+  ci_fill_random (mw.data, mw.size, 4242);
+  gst_buffer_map (tight, &mt, GST_MAP_WRITE);
+  for (gint y = 0; y < hgt; y++)
+    memcpy (mt.data + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0),
+        mw.data + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&big, 0),
+        (gsize) w * ps);
+  gst_buffer_unmap (tight, &mt);
+  gst_buffer_unmap (wide, &mw);
+  gst_buffer_add_video_meta_full (wide, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&big), 2 * w, 2 * hgt, 1, big.offset, big.stride);
+  GstVideoInfo oi;
+  GstBuffer *a = push_one (launch, caps, tight, &oi);
+  GstBuffer *b = push_one (launch, caps, wide, &oi);
+  GstVideoFrame fa, fb;
+  fail_unless (gst_video_frame_map (&fa, &oi, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &oi, b, GST_MAP_READ));
+  /* the pictures' bytes, not the rows' padding */
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (oi.finfo, p, comp);
+    const gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp[0]);
+    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++)
+      fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+              y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+              (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+              y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row) == 0,
+          "%s: a frame with a larger video meta gave other output than its "
+          "picture alone (plane %u row %d)", launch, p, y);
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+
+  /* half a frame */
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *half = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info) / 2);
+  gst_buffer_memset (half, 0, 0x40, gst_buffer_get_size (half));
+  fail_unless_equals_int (gst_harness_push (h, half), GST_FLOW_ERROR);
+  fail_unless (gst_harness_try_pull (h) == NULL, "%s: a half frame gave "
+      "output", launch);
+  g_free (ci_pop_error (bus, GST_STREAM_ERROR, -1, NULL));
+  ci_bus_done (h->element, bus);
+  gst_harness_teardown (h);
+}
+
 int
 ci_gpu_unavailable (const char *why)
 {

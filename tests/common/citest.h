@@ -83,6 +83,14 @@ gchar *ci_pop_error (GstBus * bus, GQuark domain, gint code, gchar ** debug);
  * detaches @bus from @element and drops it. */
 void ci_bus_done (GstElement * element, GstBus * bus);
 
+/* Buffers that do not match their caps, through the harness bin @launch
+ * with input @caps (one packed plane): a buffer whose video meta describes
+ * a frame twice the caps' size, with the caps' picture at its top left,
+ * must give the output that picture gives in a tight buffer (and nothing
+ * past it may be read or written); a buffer half the caps' size must fail
+ * the flow with one stream error and no output. */
+void ci_check_buffer_layouts (const char *launch, const char *caps);
+
 /* The exit status of a GPU test that cannot run (no device, @why says
  * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU
  * host, where a skip would hide a device or driver failure). */

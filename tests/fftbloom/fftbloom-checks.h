@@ -389,6 +389,14 @@ GST_START_TEST (test_interlaced_refused)
 }
 GST_END_TEST;
 
+/* a larger video meta, a short buffer (ci_check_buffer_layouts) */
+GST_START_TEST (test_buffer_layouts)
+{
+  ci_check_buffer_layouts (FACTORY " threshold=0.2", "video/x-raw,"
+      "format=RGBA,width=37,height=21,framerate=30/1");
+}
+GST_END_TEST;
+
 static Suite *
 fftbloom_suite (void)
 {
@@ -403,5 +411,6 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_bad_kernel_location);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_kept);
+  tcase_add_test (tc, test_buffer_layouts);
   return s;
 }

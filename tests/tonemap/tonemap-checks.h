@@ -532,6 +532,15 @@ GST_START_TEST (test_stream_start_resets)
 }
 GST_END_TEST;
 
+/* a larger video meta, a short buffer (ci_check_buffer_layouts) */
+GST_START_TEST (test_buffer_layouts)
+{
+  ci_check_buffer_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,format=BGRx",
+      "video/x-raw,format=RGBA64_LE,width=37,height=21,framerate=30/1,"
+      "colorimetry=bt2100-pq");
+}
+GST_END_TEST;
+
 /* With CK_FORK=no a failed test would leave the switch set for the next. */
 static void
 reset_switches (void)
@@ -543,6 +552,7 @@ static void
 add_common_cases (TCase * tc)
 {
   tcase_add_checked_fixture (tc, reset_switches, NULL);
+  tcase_add_test (tc, test_buffer_layouts);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_operators);

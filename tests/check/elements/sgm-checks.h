@@ -736,6 +736,15 @@ GST_START_TEST (test_interlaced_refused)
 }
 GST_END_TEST;
 
+/* a larger video meta, a short buffer (ci_check_buffer_layouts) */
+GST_START_TEST (test_buffer_layouts)
+{
+  ci_check_buffer_layouts (FACTORY " num-disparities=16 ! capsfilter caps="
+      "video/x-raw,format=GRAY16_LE", "video/x-raw,format=RGBA,width=74,"
+      "height=21,framerate=30/1");
+}
+GST_END_TEST;
+
 /* Each test starts from the defaults of the switches above (with
  * CK_FORK=no a failed test leaves them as it had set them). */
 static void
@@ -752,6 +761,7 @@ static void
 add_sgm_cases (TCase * tc)
 {
   tcase_add_checked_fixture (tc, reset_switches, NULL);
+  tcase_add_test (tc, test_buffer_layouts);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_input_formats);
   tcase_add_test (tc, test_output_formats);

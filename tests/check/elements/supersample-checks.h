@@ -405,9 +405,18 @@ GST_START_TEST (test_interlaced_refused)
 }
 GST_END_TEST;
 
+/* a larger video meta, a short buffer (ci_check_buffer_layouts) */
+GST_START_TEST (test_buffer_layouts)
+{
+  ci_check_buffer_layouts (FACTORY " ! capsfilter caps=video/x-raw,width=13,height=7",
+      "video/x-raw,format=RGBA,width=37,height=21,framerate=30/1");
+}
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
+  tcase_add_test (tc, test_buffer_layouts);
   tcase_add_test (tc, test_all_formats);
   tcase_add_test (tc, test_extreme_ratios);
   tcase_add_test (tc, test_passthrough_on_equal_caps);
