@@ -23,6 +23,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <string.h>
 #include "cicuda.h"
 
 #define SGM_MAX_DISP 1024
@@ -145,8 +146,18 @@ sgm_luma_at (const uint8_t * img, size_t stride, SgmLuma l, int x, int y)
   const uint8_t *row = img + (size_t) y * stride;
   if (l.kind == SGM_LUMA_GRAY8)
     return row[x];
-  if (l.kind == SGM_LUMA_GRAY16)
+  if (l.kind == SGM_LUMA_GRAY16) {
+    /* on the host through memcpy: a frame at an odd offset (a buffer
+     * region) makes a plain access undefined in C; the device code keeps
+     * its plain access (aligned buffers, instructions as measured) */
+#ifdef __CUDA_ARCH__
     return ((const uint16_t *) row)[x];
+#else
+    uint16_t v;
+    memcpy (&v, row + 2 * (size_t) x, sizeof v);
+    return v;
+#endif
+  }
   const uint8_t *p = row + (size_t) x * l.pixel_stride;
   /* BT.601 weights in 1/256, rounded; same integers everywhere. */
   return (77 * p[l.r] + 150 * p[l.g] + 29 * p[l.b] + 128) >> 8;
@@ -304,7 +315,12 @@ sgm_out_pixel (int16_t d, SgmOutFormat f, int min_disp, int num_disp,
     uint8_t * px)
 {
   if (f.kind == SGM_OUT_GRAY16) {
+#ifdef __CUDA_ARCH__
     *(uint16_t *) px = sgm_out_gray16 (d);
+#else
+    uint16_t v = sgm_out_gray16 (d);
+    memcpy (px, &v, sizeof v);  /* any alignment (see sgm_luma_at) */
+#endif
   } else if (f.kind == SGM_OUT_GRAY8) {
     *px = sgm_out_gray8 (d, min_disp, num_disp);
   } else {

@@ -494,10 +494,21 @@ ci_tm_lut (const float *lut, int n, float v)
   return fmaf (t, lut[i + 1] - a, a);
 }
 
+/* Samples wider than a byte: on the host through memcpy, as the reference
+ * may be given a frame at an odd offset (a buffer region, an allocator's
+ * prefix), where a plain access is undefined in C; the device code keeps
+ * its plain accesses (CUDA allocations and the staging are aligned, and
+ * its instructions stay as they were measured). */
 CI_HD uint16_t
 ci_tm_rd16 (const uint8_t * row, int idx)
 {
+#ifdef __CUDA_ARCH__
   return ((const uint16_t *) row)[idx];
+#else
+  uint16_t v;
+  memcpy (&v, row + 2 * (size_t) idx, sizeof v);
+  return v;
+#endif
 }
 
 /* Scaled luma vy (y_scale, y_off applied) and chroma cb, cr (c_scale,
@@ -545,8 +556,14 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
       break;
     case CI_TM_IN_RGBA64:
     case CI_TM_IN_BGRA64:{
+#ifdef __CUDA_ARCH__
       const uint16_t *px = (const uint16_t *) (in->data[0] +
           (size_t) y * in->stride[0]) + 4 * x;
+#else
+      uint16_t px[4];
+      memcpy (px, in->data[0] + (size_t) y * in->stride[0] + 8 * (size_t) x,
+          sizeof px);
+#endif
       float c0 = ci_tm_i2f (px[0]) * (1.0f / 65535.0f);
       float c2 = ci_tm_i2f (px[2]) * (1.0f / 65535.0f);
       *g = ci_tm_i2f (px[1]) * (1.0f / 65535.0f);
@@ -556,8 +573,14 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
       return;
     }
     default:{                  /* RGB10A2 / BGR10A2 */
+#ifdef __CUDA_ARCH__
       uint32_t v = ((const uint32_t *) (in->data[0] +
               (size_t) y * in->stride[0]))[x];
+#else
+      uint32_t v;
+      memcpy (&v, in->data[0] + (size_t) y * in->stride[0] + 4 * (size_t) x,
+          sizeof v);
+#endif
       float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
       float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);
       *g = ci_tm_i2f ((v >> 10) & 0x3ff) * (1.0f / 1023.0f);
@@ -698,11 +721,16 @@ ci_tm_store_rgb_quad (const CiTmParams * p, const CiTmOutPlanes * out, int x,
 {
   int nx = x + 1 < p->width ? 2 : 1, ny = y + 1 < p->height ? 2 : 1;
   for (int j = 0; j < ny; j++) {
+#ifdef __CUDA_ARCH__
     uint32_t *row = (uint32_t *) (out->data[0] + (size_t) (y + j) *
         out->stride[0]) + x;
     row[0] = w[2 * j];
     if (nx == 2)
       row[1] = w[2 * j + 1];
+#else
+    memcpy (out->data[0] + (size_t) (y + j) * out->stride[0] + 4 * (size_t) x,
+        w + 2 * j, 4 * (size_t) nx);
+#endif
   }
 }
 

@@ -379,34 +379,48 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
     memcpy (mt.data + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0),
         mw.data + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&big, 0),
         (gsize) w * ps);
+  /* the same picture at an odd address (a buffer region, say): samples
+   * wider than a byte must be read without alignment (UBSan checks) */
+  const gsize size = GST_VIDEO_INFO_SIZE (&info);
+  GstBuffer *odd = gst_buffer_new_and_alloc (size + 1);
+  gst_buffer_fill (odd, 1, mt.data, size);
+  gst_buffer_resize (odd, 1, size);
   gst_buffer_unmap (tight, &mt);
   gst_buffer_unmap (wide, &mw);
   gst_buffer_add_video_meta_full (wide, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&big), 2 * w, 2 * hgt, 1, big.offset, big.stride);
   GstVideoInfo oi;
   GstBuffer *a = push_one (launch, caps, tight, &oi);
-  GstBuffer *b = push_one (launch, caps, wide, &oi);
-  GstVideoFrame fa, fb;
-  fail_unless (gst_video_frame_map (&fa, &oi, a, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fb, &oi, b, GST_MAP_READ));
-  /* the pictures' bytes, not the rows' padding */
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gst_video_format_info_component (oi.finfo, p, comp);
-    const gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]) *
-        GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp[0]);
-    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++)
-      fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-              y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
-              (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-              y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row) == 0,
-          "%s: a frame with a larger video meta gave other output than its "
-          "picture alone (plane %u row %d)", launch, p, y);
+  GstBuffer *others[2] = { push_one (launch, caps, wide, &oi),
+    push_one (launch, caps, odd, &oi)
+  };
+  const char *what[2] = { "a frame with a larger video meta",
+    "a frame at an odd address"
+  };
+  for (int k = 0; k < 2; k++) {
+    GstBuffer *b = others[k];
+    GstVideoFrame fa, fb;
+    fail_unless (gst_video_frame_map (&fa, &oi, a, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fb, &oi, b, GST_MAP_READ));
+    /* the pictures' bytes, not the rows' padding */
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      gst_video_format_info_component (oi.finfo, p, comp);
+      const gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, comp[0]);
+      for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++)
+        fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+                y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+                (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+                y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row) == 0,
+            "%s: %s gave other output than its picture alone (plane %u row "
+            "%d)", launch, what[k], p, y);
+    }
+    gst_video_frame_unmap (&fa);
+    gst_video_frame_unmap (&fb);
+    gst_buffer_unref (b);
   }
-  gst_video_frame_unmap (&fa);
-  gst_video_frame_unmap (&fb);
   gst_buffer_unref (a);
-  gst_buffer_unref (b);
 
   /* half a frame */
   GstHarness *h = gst_harness_new_parse (launch);

@@ -740,7 +740,7 @@ GST_END_TEST;
 GST_START_TEST (test_buffer_layouts)
 {
   ci_check_buffer_layouts (FACTORY " num-disparities=16 ! capsfilter caps="
-      "video/x-raw,format=GRAY16_LE", "video/x-raw,format=RGBA,width=74,"
+      "video/x-raw,format=GRAY16_LE", "video/x-raw,format=GRAY16_LE,width=74,"
       "height=21,framerate=30/1");
 }
 GST_END_TEST;
