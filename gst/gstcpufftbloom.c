@@ -127,8 +127,9 @@ gst_cpu_fftbloom_transform_frame (GstVideoFilter * filter,
     int r = ci_fb_ref_set_kernel (self->ref, kernel, width, height, scale);
     ci_fb_kernel_free (kernel);
     if (r != 0) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-          ("could not plan the FFTs for %dx%d", width, height));
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not set up the FFTs (out of memory?)"),
+          ("could not allocate or plan the FFTs for %dx%d", width, height));
       return GST_FLOW_ERROR;
     }
     gst_fftbloom_kernel_installed (&self->settings);

@@ -12,6 +12,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gstfftbloomcommon.h"
@@ -383,8 +384,50 @@ gst_fftbloom_prepare (GstElement * element, GstFftBloomSettings * s,
   }
   g_free (location);
 
+  /* The kernel's larger side before it is built: a frame of extreme aspect
+   * ratio with a large kernel-size (1x23171 at 2) would ask for a kernel
+   * and a grid of tens of GB. Bounded as the FFTs are (3 planes of int
+   * offsets); the grid is checked exactly once the kernel is there. */
+  {
+    const gint big = MAX (width, height);
+    gint64 side;
+    if (s->image && size > 0.0f)
+      side = MAX (1, lroundf (size * big / *scale));
+    else if (s->image) {
+      const gint ib = MAX (s->image->width, s->image->height);
+      side = *scale == 1 ? ib : (ib + *scale / 2) / *scale;
+    } else
+      side = 2 * (gint64) MAX (1, lroundf (size * big / *scale * 0.5f)) + 1;
+    const gint64 w = ci_fb_scaled (width, *scale);
+    const gint64 h = ci_fb_scaled (height, *scale);
+    if ((w + side) * (h + side) > G_MAXINT / 3) {
+      GST_ELEMENT_ERROR (element, STREAM, FAILED,
+          ("Frame too large for the FFT"),
+          ("%dx%d at 1/%d with a kernel of side %" G_GINT64_FORMAT
+              ": the FFT grid would pass %d M samples (lower kernel-size or "
+              "raise resolution-scale)", width, height, *scale, side,
+              G_MAXINT / 3 >> 20));
+      return FALSE;
+    }
+  }
   *kernel = ci_fb_kernel_for_frame (&glare, s->image, size, cx, cy, width,
       height, *scale);
+  if (*kernel) {
+    const gint nx = ci_fb_grid_size (ci_fb_scaled (width, *scale),
+        (*kernel)->width, (*kernel)->cx);
+    const gint ny = ci_fb_grid_size (ci_fb_scaled (height, *scale),
+        (*kernel)->height, (*kernel)->cy);
+    if ((gint64) nx * ny > G_MAXINT / 3) {
+      GST_ELEMENT_ERROR (element, STREAM, FAILED,
+          ("Frame too large for the FFT"),
+          ("%dx%d at 1/%d with a %dx%d kernel: the FFT grid %dx%d passes "
+              "%d M samples", width, height, *scale, (*kernel)->width,
+              (*kernel)->height, nx, ny, G_MAXINT / 3 >> 20));
+      ci_fb_kernel_free (*kernel);
+      *kernel = NULL;
+      return FALSE;
+    }
+  }
   if (!*kernel) {
     GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
         ("The bloom kernel is empty"),

@@ -371,6 +371,32 @@ GST_START_TEST (test_bad_kernel_location)
 GST_END_TEST;
 
 
+/* A frame of extreme aspect ratio with the largest kernel-size asks for a
+ * 46343-texel kernel and a grid of 2 G samples: refused before any of it
+ * is allocated (it would take tens of GB; the tree before this test tried,
+ * and FFTW's int offsets would have overflowed). */
+GST_START_TEST (test_frame_too_large_for_fft)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 1, 23171, FALSE);
+  GstHarness *h = harness_for (&info);
+  g_object_set (h->element, "kernel-size", 2.0f, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (&info, 31)),
+      GST_FLOW_ERROR);
+  gchar *debug = NULL;
+  gchar *msg = ci_pop_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      &debug);
+  fail_unless (strstr (msg, "Frame too large for the FFT") != NULL, "%s", msg);
+  fail_unless (strstr (debug, "kernel of side 46343") != NULL, "%s", debug);
+  g_free (msg);
+  g_free (debug);
+  ci_bus_done (h->element, bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* A region of interest stays where it was: the geometry is unchanged. */
 GST_START_TEST (test_roi_meta_kept)
 {
@@ -409,6 +435,7 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
+  tcase_add_test (tc, test_frame_too_large_for_fft);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_kept);
   tcase_add_test (tc, test_buffer_layouts);
