@@ -446,12 +446,18 @@ gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
       || in_info->height != out_info->height)
     return FALSE;
 
-  /* HDR10 static metadata: MaxCLL, else the mastering display's peak */
+  /* HDR10 static metadata: MaxCLL, else the mastering display's peak. A
+   * value outside GST_TONEMAP_META_MIN_PEAK .. 10000 cd/m2 (PQ's range) is
+   * taken as absent: streams carry 0, 65535 and other junk, and a peak of
+   * a few cd/m2 would turn every curve into clipping. */
   if (incaps && gst_video_content_light_level_from_caps (&cll, incaps)
-      && cll.max_content_light_level > 0)
+      && cll.max_content_light_level >= GST_TONEMAP_META_MIN_PEAK
+      && cll.max_content_light_level <= 10000)
     meta_peak = cll.max_content_light_level;
   else if (incaps && gst_video_mastering_display_info_from_caps (&mdi, incaps)
-      && mdi.max_display_mastering_luminance > 0)
+      && mdi.max_display_mastering_luminance >=
+      GST_TONEMAP_META_MIN_PEAK * 10000u
+      && mdi.max_display_mastering_luminance <= 10000u * 10000u)
     meta_peak = mdi.max_display_mastering_luminance / 10000.0f;
 
   GST_OBJECT_LOCK (element);

@@ -11,6 +11,10 @@
 
 G_BEGIN_DECLS
 
+/* HDR10 metadata peaks (MaxCLL, mastering max) below this many cd/m2, or
+ * above 10000, are ignored */
+#define GST_TONEMAP_META_MIN_PEAK 10
+
 #define GST_TONEMAP_IN_FORMATS "{ P010_10LE, I420_10LE, P016_LE, Y444_16LE, " \
   "RGBA64_LE, BGRA64_LE, RGB10A2_LE, BGR10A2_LE }"
 #define GST_TONEMAP_OUT_FORMATS "{ BGRx, RGBx, BGRA, RGBA, NV12, I420 }"

@@ -264,11 +264,37 @@ GST_START_TEST (test_operators)
 
 GST_END_TEST;
 
-/* HDR10 content-light-level sets the curves' source peak */
+/* HDR10 content-light-level sets the curves' source peak; an implausible
+ * one (below 10 or above 10000 cd/m2) is ignored for the mastering
+ * display's peak, and an implausible mastering peak for the measured one */
 GST_START_TEST (test_hdr10_metadata)
 {
   run_case ("P010_10LE", CI_TM_IN_P010, "BGRx", CI_TM_OUT_BGRX,
       CI_TM_OP_REINHARD, ",content-light-level=(string)1000:400");
+  static const struct
+  {
+    const gchar *meta;
+    gfloat peak;                /* 0: measured */
+  } t[] = {
+    {",content-light-level=(string)1:1,mastering-display-info=(string)"
+          "35400:14600:8500:39850:6550:2300:15635:16450:6000000:50", 600.0f},
+    {",content-light-level=(string)65535:400", 0.0f},
+    {",content-light-level=(string)9:9", 0.0f},
+    {",content-light-level=(string)10000:400", 10000.0f},
+    {",mastering-display-info=(string)35400:14600:8500:39850:6550:2300:"
+          "15635:16450:4294967295:50", 0.0f},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+        "height=%d,framerate=30/1,colorimetry=bt2100-pq%s", W, H, t[i].meta);
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.op = CI_TM_OP_BT2390;
+    cfg.smoothing = 4;
+    cfg.source_peak = t[i].peak;
+    run_case_cfg ("P010_10LE", CI_TM_IN_P010, "BGRx", ic, &cfg);
+    g_free (ic);
+  }
 }
 
 GST_END_TEST;
