@@ -101,11 +101,20 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     from_par_n = gst_value_get_fraction_numerator (from_par_v);
     from_par_d = gst_value_get_fraction_denominator (from_par_v);
   }
-  if (from_w <= 0 || from_h <= 0 ||
-      !gst_util_fraction_multiply (from_w, from_h, from_par_n, from_par_d,
-          &dar_n, &dar_d)) {
+  if (from_par_n <= 0 || from_par_d <= 0)
+    from_par_n = from_par_d = 1;        /* 0/1: unknown, taken as square */
+  if (from_w <= 0 || from_h <= 0) {
     othercaps = gst_caps_fixate (othercaps);
     return othercaps;
+  }
+  /* A pixel aspect ratio too extreme to compute the display ratio with
+   * (2147483647/1): the picture keeps its shape in pixels and its pixel
+   * aspect ratio (plain fixation took the smallest width allowed, 1). */
+  const gboolean keep_shape = !gst_util_fraction_multiply (from_w, from_h,
+      from_par_n, from_par_d, &dar_n, &dar_d);
+  if (keep_shape) {
+    dar_n = from_w;
+    dar_d = from_h;
   }
 
   gst_structure_get_int (outs, "width", &w);
@@ -116,7 +125,10 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
     /* Size fixed: the pixel aspect ratio keeps the display aspect ratio. */
     if (to_par_v && !gst_value_is_fixed (to_par_v)) {
       gint n, d;
-      if (gst_util_fraction_multiply (dar_n, dar_d, h, w, &n, &d))
+      if (keep_shape)
+        gst_structure_fixate_field_nearest_fraction (outs,
+            "pixel-aspect-ratio", from_par_n, from_par_d);
+      else if (gst_util_fraction_multiply (dar_n, dar_d, h, w, &n, &d))
         gst_structure_fixate_field_nearest_fraction (outs,
             "pixel-aspect-ratio", n, d);
     }
@@ -139,8 +151,8 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
   }
   /* display ratio in output pixels: w / h = dar * to_par_d / to_par_n */
   gint num, den;
-  if (!gst_util_fraction_multiply (dar_n, dar_d, to_par_d, to_par_n, &num,
-          &den)) {
+  if (keep_shape || !gst_util_fraction_multiply (dar_n, dar_d, to_par_d,
+          to_par_n, &num, &den)) {
     num = from_w;
     den = from_h;
   }
@@ -167,7 +179,7 @@ gst_supersample_fixate_caps (GstBaseTransform * trans,
         NULL);
     /* no exact size pair: the pixel aspect ratio takes up the rest, as
      * near as downstream allows */
-    if (par_free && !exact) {
+    if (par_free && !exact && !keep_shape) {
       gint n, d;
       if (gst_util_fraction_multiply (dar_n, dar_d, th, tw, &n, &d)) {
         gst_structure_set_value (outs, "pixel-aspect-ratio", &par_allowed);

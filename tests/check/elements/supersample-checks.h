@@ -303,15 +303,16 @@ GST_START_TEST (test_no_warning_when_negotiated)
 }
 GST_END_TEST;
 
-/* Negotiate RGBA @iw x @ih (square pixels) against @sink_caps, push a
- * frame; the output size and pixel aspect ratio must be as given. */
+/* Negotiate RGBA @iw x @ih (pixel aspect ratio @ipar, NULL: 1/1) against
+ * @sink_caps, push a frame; the output size and pixel aspect ratio must be
+ * as given. */
 static void
-check_fixation (gint iw, gint ih, const gchar * sink_caps, gint ew, gint eh,
-    gint epn, gint epd)
+check_fixation (gint iw, gint ih, const gchar * ipar, const gchar * sink_caps,
+    gint ew, gint eh, gint epn, gint epd)
 {
   GstHarness *h = gst_harness_new (FACTORY);
   gchar *ic = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
-      "framerate=30/1,pixel-aspect-ratio=1/1", iw, ih);
+      "framerate=30/1,pixel-aspect-ratio=%s", iw, ih, ipar ? ipar : "1/1");
   gchar *oc = g_strdup_printf ("video/x-raw,format=RGBA,framerate=30/1,%s",
       sink_caps);
   gst_harness_set_src_caps_str (h, ic);
@@ -347,6 +348,7 @@ GST_START_TEST (test_aspect_ratio_kept)
     gint iw, ih;
     const gchar *caps;
     gint w, h, pn, pd;
+    const gchar *ipar;          /* NULL: 1/1 */
   } t[] = {
     {640, 480, "width=320,height=[1,2147483647],pixel-aspect-ratio=1/1", 320,
         240, 1, 1},
@@ -371,10 +373,17 @@ GST_START_TEST (test_aspect_ratio_kept)
         300, 250, 1, 1},
     /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
     {1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563, 1, 1},
+    /* a pixel aspect ratio too extreme to compute the display ratio with
+     * keeps the picture's shape in pixels (it fixated to 1x5 before); 0/1
+     * (unknown) is taken as square */
+    {33, 17, "height=5", 10, 5, G_MAXINT, 1, "2147483647/1"},
+    {33, 17, "height=5", 10, 5, 1, G_MAXINT, "1/2147483647"},
+    {33, 17, "height=5", 10, 5, 1, 1, "0/1"},
+    {640, 480, "height=240", 320, 240, 2, 1, "2/1"},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++)
-    check_fixation (t[i].iw, t[i].ih, t[i].caps, t[i].w, t[i].h, t[i].pn,
-        t[i].pd);
+    check_fixation (t[i].iw, t[i].ih, t[i].ipar, t[i].caps, t[i].w, t[i].h,
+        t[i].pn, t[i].pd);
 }
 GST_END_TEST;
 
