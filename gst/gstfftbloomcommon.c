@@ -225,9 +225,11 @@ gst_fftbloom_set_property (GObject * object, GstFftBloomSettings * s,
         s->center_y = y;
         s->serial++;
       } else {
-        GST_WARNING_OBJECT (object, "kernel-center \"%s\" is neither \"auto\" "
-            "nor \"x,y\" with x, y in [0, 1]; keeping \"%s\"", str,
-            s->kernel_center);
+        /* as GObject warns of a number out of its property's range: a
+         * gst-launch user would otherwise not learn it was ignored */
+        g_warning ("%s: kernel-center \"%s\" is neither \"auto\" nor \"x,y\" "
+            "with x, y in [0, 1]; keeping \"%s\"", GST_OBJECT_NAME (object),
+            str, s->kernel_center);
       }
       break;
     }

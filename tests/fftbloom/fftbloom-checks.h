@@ -331,10 +331,12 @@ GST_START_TEST (test_image_kernel)
   s.cx = s.cy = 0.5f;
   g_object_set (h->element, "kernel-center", "0.5,0.5", NULL);
   push_and_check (h, &info, &s, 21, "RGB image kernel, centred");
-  /* an invalid centre is refused and the old one kept */
-  static const gchar *bad[] = { "2,x", ",", " ,1", "0.5,", "0.5", "0.5,0.5,0.5" };
+  /* an invalid centre is refused with a warning and the old one kept */
+  static const gchar *bad[] = { "2,x", ",", " ,1", "0.5,", "0.5", "0.5,0.5,0.5",
+    "1.5,0.5", "nan,nan", "0.5;0.5"
+  };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-    g_object_set (h->element, "kernel-center", bad[i], NULL);
+    ASSERT_WARNING (g_object_set (h->element, "kernel-center", bad[i], NULL));
     gchar *c;
     g_object_get (h->element, "kernel-center", &c, NULL);
     fail_unless_equals_string (c, "0.5,0.5");
