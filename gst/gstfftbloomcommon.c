@@ -402,11 +402,13 @@ gst_fftbloom_prepare (GstElement * element, GstFftBloomSettings * s,
       side = 2 * (gint64) MAX (1, lroundf (size * big / *scale * 0.5f)) + 1;
     const gint64 w = ci_fb_scaled (width, *scale);
     const gint64 h = ci_fb_scaled (height, *scale);
-    if ((w + side) * (h + side) > G_MAXINT / 3) {
+    /* the grid pads each axis by at least half the kernel (a lower bound:
+     * frames the exact check below takes must pass here) */
+    if ((w + (side - 1) / 2) * (h + (side - 1) / 2) > G_MAXINT / 3) {
       GST_ELEMENT_ERROR (element, STREAM, FAILED,
           ("Frame too large for the FFT"),
           ("%dx%d at 1/%d with a kernel of side %" G_GINT64_FORMAT
-              ": the FFT grid would pass %d M samples (lower kernel-size or "
+              ": the FFT grid would pass %d M samples at least (lower kernel-size or "
               "raise resolution-scale)", width, height, *scale, side,
               G_MAXINT / 3 >> 20));
       return FALSE;
