@@ -3,12 +3,39 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define CI_HD __host__ __device__ __forceinline__
 #else
 #define CI_HD static inline
 #endif
+
+/* 16- and 32-bit samples at any address: the C references are given
+ * frames at odd offsets and pitches (buffer regions, allocators' prefixes,
+ * the tests' pitches), where a wide pointer access is undefined in C. */
+CI_HD uint16_t
+ci_ld_u16 (const uint8_t * p)
+{
+  uint16_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+CI_HD uint32_t
+ci_ld_u32 (const uint8_t * p)
+{
+  uint32_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+CI_HD void
+ci_st_u16 (uint8_t * p, uint16_t v)
+{
+  memcpy (p, &v, sizeof v);
+}
 
 #ifdef __cplusplus
 extern "C" {

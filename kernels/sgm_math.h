@@ -23,7 +23,6 @@
 #pragma once
 
 #include <stdint.h>
-#include <string.h>
 #include "cicuda.h"
 
 #define SGM_MAX_DISP 1024
@@ -153,9 +152,7 @@ sgm_luma_at (const uint8_t * img, size_t stride, SgmLuma l, int x, int y)
 #ifdef __CUDA_ARCH__
     return ((const uint16_t *) row)[x];
 #else
-    uint16_t v;
-    memcpy (&v, row + 2 * (size_t) x, sizeof v);
-    return v;
+    return ci_ld_u16 (row + 2 * (size_t) x);
 #endif
   }
   const uint8_t *p = row + (size_t) x * l.pixel_stride;
@@ -318,8 +315,7 @@ sgm_out_pixel (int16_t d, SgmOutFormat f, int min_disp, int num_disp,
 #ifdef __CUDA_ARCH__
     *(uint16_t *) px = sgm_out_gray16 (d);
 #else
-    uint16_t v = sgm_out_gray16 (d);
-    memcpy (px, &v, sizeof v);  /* any alignment (see sgm_luma_at) */
+    ci_st_u16 (px, sgm_out_gray16 (d));  /* any alignment (see sgm_luma_at) */
 #endif
   } else if (f.kind == SGM_OUT_GRAY8) {
     *px = sgm_out_gray8 (d, min_disp, num_disp);

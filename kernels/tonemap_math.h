@@ -505,9 +505,7 @@ ci_tm_rd16 (const uint8_t * row, int idx)
 #ifdef __CUDA_ARCH__
   return ((const uint16_t *) row)[idx];
 #else
-  uint16_t v;
-  memcpy (&v, row + 2 * (size_t) idx, sizeof v);
-  return v;
+  return ci_ld_u16 (row + 2 * (size_t) idx);
 #endif
 }
 
@@ -577,9 +575,8 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
       uint32_t v = ((const uint32_t *) (in->data[0] +
               (size_t) y * in->stride[0]))[x];
 #else
-      uint32_t v;
-      memcpy (&v, in->data[0] + (size_t) y * in->stride[0] + 4 * (size_t) x,
-          sizeof v);
+      uint32_t v = ci_ld_u32 (in->data[0] + (size_t) y * in->stride[0] +
+          4 * (size_t) x);
 #endif
       float c0 = ci_tm_i2f (v & 0x3ff) * (1.0f / 1023.0f);
       float c2 = ci_tm_i2f ((v >> 20) & 0x3ff) * (1.0f / 1023.0f);

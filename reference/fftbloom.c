@@ -445,9 +445,7 @@ load_sample (const uint8_t * px, int idx, int bytes)
 {
   if (bytes == 1)
     return px[idx];
-  uint16_t v;
-  memcpy (&v, px + 2 * idx, 2);
-  return v;
+  return ci_ld_u16 (px + 2 * idx);
 }
 
 static inline void
@@ -455,10 +453,8 @@ store_sample (uint8_t * px, int idx, int bytes, unsigned v)
 {
   if (bytes == 1)
     px[idx] = (uint8_t) v;
-  else {
-    uint16_t s = (uint16_t) v;
-    memcpy (px + 2 * idx, &s, 2);
-  }
+  else
+    ci_st_u16 (px + 2 * idx, (uint16_t) v);
 }
 
 static inline void

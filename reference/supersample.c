@@ -3,16 +3,12 @@
 #include "supersample.h"
 #include "supersample_math.h"
 
-/* 16-bit samples through memcpy: the tests give planes odd pitches, where a
- * uint16_t pointer would be misaligned (undefined behaviour) */
 static inline unsigned int
 load (const uint8_t * row, int idx, int bps, int shift)
 {
   if (bps == 1)
     return row[idx];
-  uint16_t v;
-  memcpy (&v, row + 2 * (size_t) idx, sizeof v);
-  return v >> shift;
+  return ci_ld_u16 (row + 2 * (size_t) idx) >> shift;
 }
 
 int
@@ -68,10 +64,7 @@ ci_ref_supersample_plane (const void *src, const CiSsPlane * sp,
         if (bps == 1)
           orow[dx * C + c] = (uint8_t) r;
         else
-        {
-          uint16_t v = (uint16_t) (r << shift);
-          memcpy (orow + 2 * (size_t) (dx * C + c), &v, sizeof v);
-        }
+          ci_st_u16 (orow + 2 * (size_t) (dx * C + c), (uint16_t) (r << shift));
       }
     }
   }
