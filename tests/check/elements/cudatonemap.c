@@ -1,10 +1,13 @@
 /* GstHarness tests of cudatonemap (system memory in and out, staged by the
  * base class, and memory:CUDAMemory through cudaupload / cudadownload):
- * output equal to the C reference byte for byte (the kernels follow it
- * bit for bit).  Skipped without a CUDA device.
+ * output within one code value of the C reference. The kernel tests find
+ * no byte differing (test-tonemap-cuda), but here, on an H200 (2026-11-23),
+ * test_live_changes' 97x55 P010 frames with 4096 bins differ by 1 on their
+ * third frame (video mode): not yet explained, so +-1 (the issue's bound)
+ * stays.  Skipped without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudatonemap"
-#define TOLERANCE 0
+#define TOLERANCE 1
 #include "tonemap-checks.h"
 
 /* memory:CUDAMemory in and out (as after nvh265dec): formats that 1.22's
