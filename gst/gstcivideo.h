@@ -141,23 +141,88 @@ gst_ci_video_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return ok;
 }
 
+/* The bytes a row of plane @p takes at the caps' width (the elements read
+ * the caps-sized picture at the top left of a larger meta). */
+static inline gsize
+gst_ci_plane_row_bytes (const GstVideoInfo * info, guint p, gint * rows)
+{
+  const GstVideoFormatInfo *fi = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (fi, p, comp);
+  *rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (fi, comp[0],
+      GST_VIDEO_INFO_HEIGHT (info));
+  if (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, comp[0]) <= 0)
+    return GST_VIDEO_INFO_PLANE_STRIDE (info, p);       /* sub-byte packing */
+  return (gsize) GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, comp[0]) *
+      GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (fi, comp[0],
+      GST_VIDEO_INFO_WIDTH (info));
+}
+
 /* TRUE when @buf holds a whole frame of @info (GstVideoFilter would only
- * warn, and push an output buffer that nothing wrote). */
+ * warn, and push an output buffer that nothing wrote). With a video meta,
+ * every plane of the caps-sized picture must lie inside the memory that
+ * holds its first byte: gst_video_meta_map () maps only that memory and
+ * checks only that byte, so a plane running past the memory (a bad offset,
+ * a short buffer with a full-size meta, a plane split over two memories)
+ * would be read or written out of bounds. Checked before any map, so that
+ * a meta that does not fit the caps fails here, not in a g_return_if_fail
+ * of gst_video_frame_map (). */
 static inline gboolean
 gst_ci_buffer_holds_frame (GstBuffer * buf, const GstVideoInfo * info)
 {
-  GstVideoFrame f;
-  if (!gst_buffer_get_video_meta (buf))
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (!meta)
     return gst_buffer_get_size (buf) >= GST_VIDEO_INFO_SIZE (info);
-  /* the meta's planes: let the mapping judge them */
-  if (!gst_video_frame_map (&f, (GstVideoInfo *) info, buf, GST_MAP_READ))
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info)
+      || meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
+      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)
+      || meta->n_planes < GST_VIDEO_INFO_N_PLANES (info))
     return FALSE;
-  gst_video_frame_unmap (&f);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint rows;
+    const gsize row = gst_ci_plane_row_bytes (info, p, &rows);
+    const gint stride = meta->stride[p];
+    guint idx, len;
+    gsize skip;
+    /* negative or overlapping rows: no element walks those */
+    if (stride < 0 || (rows > 1 && (gsize) stride < row))
+      return FALSE;
+    const guint64 extent = (guint64) stride * (guint64) (rows - 1) + row;
+    if (!gst_buffer_find_memory (buf, meta->offset[p], 1, &idx, &len, &skip))
+      return FALSE;
+    const GstMemory *mem = gst_buffer_peek_memory (buf, idx);
+    if ((guint64) skip + extent > (guint64) mem->size)
+      return FALSE;
+  }
   return TRUE;
 }
 
-/* transform of the cpu* twins: a buffer too small for the caps is a stream
- * error, as in the cuda* elements, then GstVideoFilter's transform */
+/* TRUE when both buffers hold a whole frame of their caps; else posts the
+ * stream error that says which does not (every element, before mapping) */
+static inline gboolean
+gst_ci_check_frames (GstBaseTransform * trans, GstBuffer * inbuf,
+    const GstVideoInfo * in_info, GstBuffer * outbuf,
+    const GstVideoInfo * out_info)
+{
+  const gboolean in_ok = gst_ci_buffer_holds_frame (inbuf, in_info);
+  if (in_ok && gst_ci_buffer_holds_frame (outbuf, out_info))
+    return TRUE;
+  const GstVideoInfo *info = in_ok ? out_info : in_info;
+  GstBuffer *bad = in_ok ? outbuf : inbuf;
+  GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
+      ("The %s buffer does not hold a whole video frame",
+          in_ok ? "output" : "input"),
+      ("%" G_GSIZE_FORMAT " bytes in %u memories%s; %dx%d %s needs %"
+          G_GSIZE_FORMAT, gst_buffer_get_size (bad), gst_buffer_n_memory (bad),
+          gst_buffer_get_video_meta (bad) ? " with a video meta whose planes "
+          "do not fit (or do not match the caps)" : "",
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info)));
+  return FALSE;
+}
+
+/* transform of the cpu* twins: a buffer that does not hold its frame is a
+ * stream error, as in the cuda* elements, then GstVideoFilter's transform */
 static inline GstFlowReturn
 gst_ci_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -165,22 +230,9 @@ gst_ci_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstVideoFilter *filter = GST_VIDEO_FILTER_CAST (trans);
   GstBaseTransformClass *vf = (GstBaseTransformClass *)
       g_type_class_peek (GST_TYPE_VIDEO_FILTER);
-  if (filter->negotiated) {
-    const gboolean in_ok = gst_ci_buffer_holds_frame (inbuf, &filter->in_info);
-    if (!in_ok || !gst_ci_buffer_holds_frame (outbuf, &filter->out_info)) {
-      const GstVideoInfo *info = in_ok ? &filter->out_info : &filter->in_info;
-      GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
-          ("The %s buffer does not hold a whole video frame",
-              in_ok ? "output" : "input"),
-          ("%" G_GSIZE_FORMAT " bytes%s; %dx%d %s needs %" G_GSIZE_FORMAT,
-              gst_buffer_get_size (in_ok ? outbuf : inbuf),
-              gst_buffer_get_video_meta (in_ok ? outbuf : inbuf) ?
-              " with a video meta" : "", GST_VIDEO_INFO_WIDTH (info),
-              GST_VIDEO_INFO_HEIGHT (info),
-              GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info)));
-      return GST_FLOW_ERROR;
-    }
-  }
+  if (filter->negotiated && !gst_ci_check_frames (trans, inbuf,
+          &filter->in_info, outbuf, &filter->out_info))
+    return GST_FLOW_ERROR;
   return vf->transform (trans, inbuf, outbuf);
 }
 

@@ -724,6 +724,11 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
+  /* before any map: a meta's planes may run past their memory */
+  if (!gst_ci_check_frames (trans, inbuf, &priv->in_info, outbuf,
+          &priv->out_info))
+    return GST_FLOW_ERROR;
+
   in_cuda = is_our_cuda_buffer (priv, inbuf);
   out_cuda = is_our_cuda_buffer (priv, outbuf);
   /* A side negotiated as CUDA caps but carrying foreign memory falls back

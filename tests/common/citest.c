@@ -422,19 +422,104 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
   }
   gst_buffer_unref (a);
 
-  /* half a frame */
-  GstHarness *h = gst_harness_new_parse (launch);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps_str (h, caps);
-  GstBuffer *half = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info) / 2);
-  gst_buffer_memset (half, 0, 0x40, gst_buffer_get_size (half));
-  fail_unless_equals_int (gst_harness_push (h, half), GST_FLOW_ERROR);
-  fail_unless (gst_harness_try_pull (h) == NULL, "%s: a half frame gave "
-      "output", launch);
-  g_free (ci_pop_error (bus, GST_STREAM_ERROR, -1, NULL));
-  ci_bus_done (h->element, bus);
-  gst_harness_teardown (h);
+  /* frames that do not hold their picture: half a frame, and video metas
+   * whose plane runs past the memory that holds its start (GStreamer's
+   * frame map checks only that start) or that do not fit the caps */
+  const gint st = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  const GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT (&info);
+  GstBuffer *bad[6];
+  const char *why[6] = { "half a frame", "a meta whose plane starts half "
+        "way through the buffer", "half a frame with a whole frame's meta",
+    "a plane split over two memories", "a meta smaller than the caps",
+    "a meta with a negative stride"
+  };
+  gsize off[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint str[GST_VIDEO_MAX_PLANES] = { st };
+  bad[0] = gst_buffer_new_and_alloc (size / 2);
+  bad[1] = gst_buffer_new_and_alloc (size);
+  off[0] = size / 2;
+  gst_buffer_add_video_meta_full (bad[1], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+      hgt, 1, off, str);
+  off[0] = 0;
+  bad[2] = gst_buffer_new_and_alloc (size / 2);
+  gst_buffer_add_video_meta_full (bad[2], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+      hgt, 1, off, str);
+  bad[3] = gst_buffer_new_and_alloc (size / 2);
+  gst_buffer_append_memory (bad[3], gst_allocator_alloc (NULL,
+          size - size / 2, NULL));
+  gst_buffer_add_video_meta_full (bad[3], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+      hgt, 1, off, str);
+  bad[4] = gst_buffer_new_and_alloc (size);
+  gst_buffer_add_video_meta_full (bad[4], GST_VIDEO_FRAME_FLAG_NONE, fmt,
+      hgt > 1 ? w : w - 1, hgt > 1 ? hgt - 1 : hgt, 1, off, str);
+  bad[5] = gst_buffer_new_and_alloc (size);
+  off[0] = (gsize) st * (hgt - 1);
+  str[0] = -st;
+  gst_buffer_add_video_meta_full (bad[5], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+      hgt, 1, off, str);
+  for (int k = 0; k < 6; k++) {
+    GstHarness *h = gst_harness_new_parse (launch);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gst_harness_set_src_caps_str (h, caps);
+    gst_buffer_memset (bad[k], 0, 0x40, gst_buffer_get_size (bad[k]));
+    fail_unless_equals_int (gst_harness_push (h, bad[k]), GST_FLOW_ERROR);
+    fail_unless (gst_harness_try_pull (h) == NULL, "%s: %s gave output",
+        launch, why[k]);
+    g_free (ci_pop_error (bus, GST_STREAM_ERROR, -1, NULL));
+    ci_bus_done (h->element, bus);
+    gst_harness_teardown (h);
+  }
+}
+
+void
+ci_check_plane_layouts (const char *launch, const char *caps)
+{
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  const guint np = GST_VIDEO_INFO_N_PLANES (&info);
+  fail_unless (np > 1);
+  /* every row padded by 64 bytes, planes one after another */
+  gsize off[GST_VIDEO_MAX_PLANES];
+  gint str[GST_VIDEO_MAX_PLANES];
+  gsize total = 0;
+  for (guint p = 0; p < np; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info.finfo, p, comp);
+    str[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p) + 64;
+    off[p] = total;
+    total += (gsize) str[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
+  }
+  for (int k = 0; k < 2; k++) {
+    /* k = 0: the padded layout flows; k = 1: the last plane starts half
+     * a plane later, so its last rows lie past the buffer */
+    GstBuffer *b = gst_buffer_new_and_alloc (total);
+    gst_buffer_memset (b, 0, 0x40, total);
+    gsize o[GST_VIDEO_MAX_PLANES];
+    memcpy (o, off, sizeof o);
+    if (k)
+      o[np - 1] += (total - off[np - 1]) / 2;
+    gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info), np, o, str);
+    GstHarness *h = gst_harness_new_parse (launch);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gst_harness_set_src_caps_str (h, caps);
+    fail_unless_equals_int (gst_harness_push (h, b), k ? GST_FLOW_ERROR :
+        GST_FLOW_OK);
+    GstBuffer *out = gst_harness_try_pull (h);
+    fail_unless ((out != NULL) == !k, "%s: %s", launch, k ?
+        "a plane past the buffer gave output" : "a padded layout gave none");
+    if (out)
+      gst_buffer_unref (out);
+    if (k)
+      g_free (ci_pop_error (bus, GST_STREAM_ERROR, -1, NULL));
+    ci_bus_done (h->element, bus);
+    gst_harness_teardown (h);
+  }
 }
 
 int

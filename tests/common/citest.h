@@ -87,9 +87,14 @@ void ci_bus_done (GstElement * element, GstBus * bus);
  * with input @caps (one packed plane): a buffer whose video meta describes
  * a frame twice the caps' size, with the caps' picture at its top left,
  * must give the output that picture gives in a tight buffer (and nothing
- * past it may be read or written); a buffer half the caps' size must fail
- * the flow with one stream error and no output. */
+ * past it may be read or written); a buffer half the caps' size, and video
+ * metas whose plane runs past its memory (or that do not fit the caps),
+ * must fail the flow with one stream error and no output. */
 void ci_check_buffer_layouts (const char *launch, const char *caps);
+/* A multi-plane frame (@caps) whose video meta pads every row must flow;
+ * with its last plane moved past the buffer's end it must fail the flow
+ * with one stream error and no output. */
+void ci_check_plane_layouts (const char *launch, const char *caps);
 
 /* The exit status of a GPU test that cannot run (no device, @why says
  * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU

@@ -182,6 +182,28 @@ state_equal (TmPair * t, int bins, cudaStream_t s, int *cc)
 }
 
 static int small;
+/* Whether the context's map table and binning range (what the next frame
+ * is mapped with) equal those the reference builds from its state; the
+ * first differing entry to *bad (-1: the range). */
+static int
+map_equal (TmPair * t, const CiTmConfig * cfg, cudaStream_t s, int *bad)
+{
+  const CiTmState *rs = ci_tonemap_get_state (t->ref);
+  const int n = cfg->bins > CI_TM_CURVE_N ? cfg->bins : CI_TM_CURVE_N;
+  float *gm = calloc (n, sizeof (float)), *rm = calloc (n, sizeof (float));
+  CiTmMapRange gr, rr;
+  CK (ci_tm_cuda_read_state (t->g, NULL, gm, NULL, NULL, &gr, s));
+  ci_tm_build_map (rs, cfg, rm, &rr);
+  const int nmap = cfg->op == CI_TM_OP_HISTOGRAM ? cfg->bins : CI_TM_CURVE_N;
+  *bad = gr.lmin != rr.lmin || gr.scale != rr.scale ? -1 : nmap;
+  for (int i = 0; i < nmap && *bad == nmap; i++)
+    if (memcmp (&gm[i], &rm[i], sizeof (float)))
+      *bad = i;
+  free (gm);
+  free (rm);
+  return *bad == nmap;
+}
+
 
 static void
 test_agreement (void)
@@ -267,11 +289,16 @@ test_agreement (void)
 static void
 test_update_bins (void)
 {
-  const int w = 320, h = 181;
+  /* 320x181: odd height; 97x55: odd width too (the edge quads' column),
+   * as cudatonemap's test_live_changes, whose 97x55, 4096-bin, smoothing 4
+   * stream differed by one code in its third frame */
+  const int sizes[][2] = { {320, 181}, {97, 55} };
   const int bins[] = { 16, 1000, 1024, 1025, 2048, 3001, 4096 };
-  const int windows[] = { 2, 7, 1000 };
+  const int windows[] = { 2, 4, 7, 1000 };
   cudaStream_t s;
   CU (cudaStreamCreate (&s));
+  for (unsigned si = 0; si < 2; si++) {
+  const int w = sizes[si][0], h = sizes[si][1];
   TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, 64);
   DevFrame din;
   dev_upload (in, &din);
@@ -296,12 +323,15 @@ test_update_bins (void)
           CU (cudaMemset (t.dout.d[i], fr & 1 ? 0x5A : 0xA5, t.dout.size[i]));
         long nd;
         int wd = run_frame (&t, in, &din, s, &nd);
-        CHECK (wd == 0, "bins %d window %d frame %d: max diff %d", cfg.bins,
-            cfg.smoothing, fr, wd);
-        int cc[2];
+        CHECK (wd == 0, "%dx%d bins %d window %d frame %d: max diff %d "
+            "(%ld bytes)", w, h, cfg.bins, cfg.smoothing, fr, wd, nd);
+        int cc[2], mb;
+        CHECK (map_equal (&t, &cfg, s, &mb), "%dx%d bins %d window %d frame "
+            "%d: the next frame's map differs (entry %d; -1: the range)", w, h,
+            cfg.bins, cfg.smoothing, fr, mb);
         CHECK (state_equal (&t, cfg.bins, s, cc),
-            "bins %d window %d frame %d: state differs (count %d/%d cuts "
-            "%d/%d)", cfg.bins, cfg.smoothing, fr, cc[0],
+            "%dx%d bins %d window %d frame %d: state differs (count %d/%d "
+            "cuts %d/%d)", w, h, cfg.bins, cfg.smoothing, fr, cc[0],
             ci_tonemap_get_state (t.ref)->count, cc[1],
             ci_tonemap_get_state (t.ref)->cuts);
       }
@@ -309,8 +339,10 @@ test_update_bins (void)
     }
   dev_free (&din);
   tm_frame_free (in);
+  }
   CU (cudaStreamDestroy (s));
-  printf ("update kernel: 7 bin counts x 3 windows x 9 frames checked\n");
+  printf ("update kernel: 2 sizes x 7 bin counts x 4 windows x 9 frames "
+      "checked\n");
 }
 
 /* The hardware-OETF variant: continuous path only, within one code value. */

@@ -564,6 +564,9 @@ GST_START_TEST (test_buffer_layouts)
   ci_check_buffer_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,format=BGRx",
       "video/x-raw,format=RGBA64_LE,width=37,height=21,framerate=30/1,"
       "colorimetry=bt2100-pq");
+  ci_check_plane_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,"
+      "format=NV12", "video/x-raw,format=P010_10LE,width=38,height=22,"
+      "framerate=30/1,colorimetry=bt2100-pq");
 }
 GST_END_TEST;
 

@@ -742,6 +742,9 @@ GST_START_TEST (test_buffer_layouts)
   ci_check_buffer_layouts (FACTORY " num-disparities=16 ! capsfilter caps="
       "video/x-raw,format=GRAY16_LE", "video/x-raw,format=GRAY16_LE,width=74,"
       "height=21,framerate=30/1");
+  ci_check_plane_layouts (FACTORY " num-disparities=16 ! capsfilter caps="
+      "video/x-raw,format=GRAY8", "video/x-raw,format=NV12,width=74,"
+      "height=22,framerate=30/1");
 }
 GST_END_TEST;
 
