@@ -28,19 +28,30 @@
 static int failures, checks;
 static cudaStream_t stream;
 
+/* The test's stream is non-blocking: the legacy stream's copies and
+ * memsets (a device-to-device copy or a memset returns before it is done,
+ * a pageable upload before its DMA lands) are not ordered with its
+ * kernels, so every copy and memset goes on it. */
+static void
+copy (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+  CK (cudaMemcpyAsync (dst, src, n, kind, stream));
+  CK (cudaStreamSynchronize (stream));
+}
+
 static void *
 dalloc (size_t n)
 {
   void *p;
   CK (cudaMalloc (&p, n + 256));
-  CK (cudaMemset (p, 0xa5, n + 256));
+  CK (cudaMemsetAsync (p, 0xa5, n + 256, stream));
   return p;
 }
 
 static void
 poison (void *p, size_t n)
 {
-  CK (cudaMemset (p, 0xa5, n));
+  CK (cudaMemsetAsync (p, 0xa5, n, stream));
 }
 
 /* What the whole-pipeline checks share: the inputs on the device, the
@@ -63,8 +74,9 @@ static void
 download_pitched (int16_t * host, const uint8_t * dev, size_t pitch, int w,
     int h)
 {
-  CK (cudaMemcpy2D (host, (size_t) w * 2, dev, pitch, (size_t) w * 2, h,
-          cudaMemcpyDeviceToHost));
+  CK (cudaMemcpy2DAsync (host, (size_t) w * 2, dev, pitch, (size_t) w * 2, h,
+          cudaMemcpyDeviceToHost, stream));
+  CK (cudaStreamSynchronize (stream));
 }
 
 static int
@@ -99,7 +111,7 @@ compare (const char *tag, const char *stage, const void *dev, const void *ref,
     size_t n, size_t elem)
 {
   uint8_t *h = malloc (n * elem);
-  CK (cudaMemcpy (h, dev, n * elem, cudaMemcpyDeviceToHost));
+  copy (h, dev, n * elem, cudaMemcpyDeviceToHost);
   long bad = 0;
   size_t first = 0;
   for (size_t i = 0; i < n; i++)
@@ -138,7 +150,7 @@ compare_sum (const char *tag, const char *stage, const uint16_t * dev,
 {
   const int Ds = sgm_sum_stride (D);
   uint16_t *h = malloc (n * Ds * 2);
-  CK (cudaMemcpy (h, dev, n * Ds * 2, cudaMemcpyDeviceToHost));
+  copy (h, dev, n * Ds * 2, cudaMemcpyDeviceToHost);
   long bad = 0;
   size_t first = 0;
   for (size_t i = 0; i < n; i++)
@@ -163,7 +175,7 @@ compare_cost (const char *tag, const char *kernel, const uint8_t * dev,
 {
   const int Ds = sgm_sum_stride (D);
   uint8_t *h = malloc (n * Ds);
-  CK (cudaMemcpy (h, dev, n * Ds, cudaMemcpyDeviceToHost));
+  copy (h, dev, n * Ds, cudaMemcpyDeviceToHost);
   long bad = 0;
   for (size_t i = 0; i < n; i++) {
     for (int d = 0; d < Ds; d++) {
@@ -232,8 +244,8 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   make_pair (L, R, stride, w, h, bpp, mind + dsh > 0 ? mind + dsh : 1,
       (uint64_t) D * 7919 + w);
   uint8_t *dL = dalloc (stride * h), *dR = dalloc (stride * h);
-  CK (cudaMemcpy (dL, L, stride * h, cudaMemcpyHostToDevice));
-  CK (cudaMemcpy (dR, R, stride * h, cudaMemcpyHostToDevice));
+  copy (dL, L, stride * h, cudaMemcpyHostToDevice);
+  copy (dR, R, stride * h, cudaMemcpyHostToDevice);
 
   /* census */
   uint64_t *cl = malloc (n * 8), *cr = malloc (n * 8);
@@ -320,7 +332,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
       poison (dvols + vstride, nvs);
       KL (sgm_cuda_aggregate_path_u8 (dcost, &p, dir, dvols + vstride,
               stream));
-      CK (cudaMemcpy (h8, dvols + vstride, nvs, cudaMemcpyDeviceToHost));
+      copy (h8, dvols + vstride, nvs, cudaMemcpyDeviceToHost);
       long bad = 0;
       for (size_t i = 0; i < n; i++) {
         for (int d = 0; d < D; d++)
@@ -336,7 +348,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     }
     free (one);
     free (h8);
-    CK (cudaMemcpy (dvols, dcost, nvs, cudaMemcpyDeviceToDevice));
+    copy (dvols, dcost, nvs, cudaMemcpyDeviceToDevice);
     for (int dir = 1; dir < p.paths; dir++)
       KL (sgm_cuda_aggregate_path_u8 (dvols, &p, dir, dvols + dir * vstride,
               stream));
@@ -356,7 +368,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   int16_t *ddisp = dalloc (n * 2), *ddint = dalloc (n * 2),
       *ddr = dalloc (n * 2);
   uint32_t *dkey = dalloc (n * 4);
-  CK (cudaMemset (dkey, 0xff, n * 4));
+  CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
   KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
   KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
   compare (tag, "WTA disparity", ddisp, disp, n, 2);
@@ -368,7 +380,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   compare (tag, "WTA disparity (no right)", ddisp, disp, n, 2);
   poison (ddisp, n * 2);
   poison (ddint, n * 2);
-  CK (cudaMemset (dkey, 0xff, n * 4));
+  CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
   KL (sgm_cuda_wta2 (dsplit_o, dsplit_h, &p, ddisp, ddint, dkey, stream));
   KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
   compare (tag, "split WTA disparity", ddisp, disp, n, 2);
@@ -379,7 +391,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   if (dpaths) {
     poison (ddisp, n * 2);
     poison (ddint, n * 2);
-    CK (cudaMemset (dkey, 0xff, n * 4));
+    CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
     KL (sgm_cuda_wta_u8 (dpaths, p.paths, vstride, &p, ddisp, ddint, dkey,
             stream));
     KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
@@ -389,7 +401,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     CK (cudaFree (dpaths));
   }
   /* back to the plain WTA's state */
-  CK (cudaMemset (dkey, 0xff, n * 4));
+  CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
   KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
 
   if (u8ok && sgm_cuda_final_fits (&p, p.paths - 1)) {
@@ -407,7 +419,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
             ddint, NULL, stream));
     compare (tag, "fused WTA disparity (no right)", ddisp, disp, n, 2);
     /* back to the plain WTA's state for the LR check below */
-    CK (cudaMemset (dkey, 0xff, n * 4));
+    CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
     KL (sgm_cuda_wta (dacc, &p, ddisp, ddint, dkey, stream));
   } else if (u8ok) {
     printf ("%s fused pass does not fit (row of keys too long)\n", tag);
@@ -417,7 +429,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
 
   /* the disparities before the check, for the fused check + median */
   int16_t *dpre = dalloc (n * 2);
-  CK (cudaMemcpy (dpre, ddisp, n * 2, cudaMemcpyDeviceToDevice));
+  copy (dpre, ddisp, n * 2, cudaMemcpyDeviceToDevice);
   sgm_ref_lr_check (disp, dint, dr, &p);
   KL (sgm_cuda_lr_check (ddisp, ddint, dkey, &p, stream));
   compare (tag, "LR check", ddisp, disp, n, 2);
@@ -537,12 +549,12 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     uint8_t *ho = malloc (op * h), *dho = malloc (op * h);
     uint8_t *dout = dalloc (op * h);
     memset (ho, 0xa5, op * h);
-    CK (cudaMemset (dout, 0xa5, op * h));
+    CK (cudaMemsetAsync (dout, 0xa5, op * h, stream));
     CK (cudaDeviceSynchronize ());
     sgm_ref_convert (full, w, h, ho, op, fmts[f], &p);
     KL (sgm_cuda_convert ((int16_t *) dmed, mpitch, dout, op, fmts[f], &p,
             stream));
-    CK (cudaMemcpy (dho, dout, op * h, cudaMemcpyDeviceToHost));
+    copy (dho, dout, op * h, cudaMemcpyDeviceToHost);
     checks++;
     if (memcmp (ho, dho, op * h)) {
       failures++;

@@ -345,6 +345,60 @@ test_update_bins (void)
       "checked\n");
 }
 
+/* cudatonemap's test_live_changes, step 3, replayed on the kernels: 97x55
+ * P010 -> BGRx, 4096 bins, smoothing 4, the element check's frames (seeds
+ * 300..302, noise 0.02), rows aligned to 512 bytes as cuMemAllocPitch
+ * gives them, their padding random (a staging buffer's padding holds what
+ * earlier frames left). The element's third frame differed from the
+ * reference by one code on 19 bytes (H100, 2026-11-27). */
+static void
+test_element_replay (void)
+{
+  const int w = 97, h = 55;
+  cudaStream_t s;
+  CU (cudaStreamCreate (&s));
+  for (int junk = 0; junk < 2; junk++) {
+    TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, w, h, -512);
+    DevFrame din;
+    dev_upload (in, &din);
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, w, h);
+    cfg.smoothing = 4;
+    cfg.bins = 4096;
+    TmPair t;
+    pair_open (&t, &cfg, -512, s);
+    for (int fr = 0; fr < 3; fr++) {
+      tm_fill_scene (in, 0, 0.02, 300 + fr);
+      if (junk) {
+        uint64_t r = 0x9e3779b97f4a7c15ull * (fr + 1);
+        for (int i = 0; i < in->nplanes; i++)
+          for (int y = 0; y < tm_frame_rows (in, i); y++)
+            for (int x = tm_frame_row_bytes (in, i); x < in->stride[i]; x++) {
+              r ^= r << 13;
+              r ^= r >> 7;
+              r ^= r << 17;
+              in->plane[i][(size_t) y * in->stride[i] + x] = (uint8_t) r;
+            }
+      }
+      dev_update (in, &din);
+      long nd;
+      int wd = run_frame (&t, in, &din, s, &nd);
+      int cc[2], mb;
+      CHECK (wd == 0, "replay (padding %s) frame %d: max diff %d (%ld bytes)",
+          junk ? "random" : "zero", fr, wd, nd);
+      CHECK (map_equal (&t, &cfg, s, &mb), "replay frame %d: the next "
+          "frame's map differs (entry %d; -1: the range)", fr, mb);
+      CHECK (state_equal (&t, cfg.bins, s, cc), "replay frame %d: state "
+          "differs", fr);
+    }
+    pair_close (&t);
+    dev_free (&din);
+    tm_frame_free (in);
+  }
+  CU (cudaStreamDestroy (s));
+  printf ("element replay: 2 x 3 frames checked\n");
+}
+
 /* The hardware-OETF variant: continuous path only, within one code value. */
 static void
 test_hw_oetf (void)
@@ -613,6 +667,7 @@ main (void)
   small = getenv ("TM_SMALL") ? atoi (getenv ("TM_SMALL")) : 0;
   test_block_scan ();
   test_update_bins ();
+  test_element_replay ();
   test_hw_oetf ();
   test_refused_planes ();
   test_stats_large (97, 55, 0);
