@@ -314,16 +314,18 @@ structure_stereo_ok (const GstStructure * st)
 }
 
 /* An int, int range or list of those multiplied (up = TRUE) or divided by
- * 2 into out (initialised here); FALSE for other types. */
+ * 2 into out (initialised here); FALSE for other types. Up, a view size i
+ * gives the stereo size 2i, or with @odd 2i + 1 (whose last column or row
+ * is dropped); ranges cover both. */
 static gboolean
-scale_value (const GValue * v, gboolean up, GValue * out)
+scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
 {
   if (G_VALUE_HOLDS_INT (v)) {
     gint i = g_value_get_int (v);
     if (up) {
-      g_value_init (out, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range (out, 2 * MIN (i, G_MAXINT / 2),
-          MIN ((gint64) 2 * i + 1, G_MAXINT));
+      g_value_init (out, G_TYPE_INT);
+      g_value_set_int (out, odd ? (gint) MIN ((gint64) 2 * i + 1, G_MAXINT) :
+          2 * MIN (i, G_MAXINT / 2));
     } else {
       g_value_init (out, G_TYPE_INT);
       g_value_set_int (out, MAX (i / 2, 1));
@@ -350,7 +352,7 @@ scale_value (const GValue * v, gboolean up, GValue * out)
     g_value_init (out, GST_TYPE_LIST);
     for (guint i = 0; i < gst_value_list_get_size (v); i++) {
       GValue e = G_VALUE_INIT;
-      if (scale_value (gst_value_list_get_value (v, i), up, &e))
+      if (scale_value (gst_value_list_get_value (v, i), up, odd, &e))
         gst_value_list_append_and_take_value (out, &e);
     }
     return TRUE;
@@ -359,14 +361,19 @@ scale_value (const GValue * v, gboolean up, GValue * out)
 }
 
 /* Scale a width or height field by 2 (see scale_value); a field of another
- * type is left as it is. */
-static void
-scale_field (GstStructure * st, const gchar * field, gboolean up)
+ * type is left as it is. FALSE where @odd would give nothing new (the field
+ * holds no fixed size). */
+static gboolean
+scale_field (GstStructure * st, const gchar * field, gboolean up,
+    gboolean odd)
 {
   const GValue *v = gst_structure_get_value (st, field);
   GValue out = G_VALUE_INIT;
-  if (v && scale_value (v, up, &out))
+  if (odd && !(v && (G_VALUE_HOLDS_INT (v) || GST_VALUE_HOLDS_LIST (v))))
+    return FALSE;
+  if (v && scale_value (v, up, odd, &out))
     gst_structure_take_value (st, field, &out);
+  return TRUE;
 }
 
 GstCaps *
@@ -394,7 +401,7 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
       GstStructure *st = gst_structure_copy (in);
       GstSgmLayout l = structure_layout (in, prop_layout);
       scale_field (st, l == GST_SGM_LAYOUT_SIDE_BY_SIDE ? "width" : "height",
-          FALSE);
+          FALSE, FALSE);
       gst_structure_set_value (st, "format", src_formats);
       gst_structure_remove_fields (st, "multiview-mode", "multiview-flags",
           "colorimetry", "chroma-site", NULL);
@@ -404,14 +411,20 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
        * nothing fixates to), then each layout announced, the property's
        * first, and last the property's layout with no mode, for fixed caps
        * without the field. That one also matches caps announcing the other
-       * layout, whose frame size it would get wrong: hence last. */
-      for (int k = 0; k < 4; k++) {
-        GstSgmLayout l = k == 2 ? !prop_layout : prop_layout;
+       * layout, whose frame size it would get wrong: hence last. Each
+       * offers a fixed view size i as 2i first, then 2i + 1 (whose last
+       * column or row is dropped): upstream that fixates to the first
+       * structure (videotestsrc) wasted a column on [2i, 2i + 1]. */
+      for (int k = 0; k < 8; k++) {
+        GstSgmLayout l = k / 2 == 2 ? !prop_layout : prop_layout;
         const gboolean sbs = l == GST_SGM_LAYOUT_SIDE_BY_SIDE;
-        const gchar *mode = k == 0 ? "mono" : k == 3 ? NULL :
+        const gchar *mode = k / 2 == 0 ? "mono" : k / 2 == 3 ? NULL :
             sbs ? "side-by-side" : "top-bottom";
         GstStructure *st = gst_structure_copy (in);
-        scale_field (st, sbs ? "width" : "height", TRUE);
+        if (!scale_field (st, sbs ? "width" : "height", TRUE, k & 1)) {
+          gst_structure_free (st);
+          continue;
+        }
         gst_structure_set_value (st, "format", sink_formats);
         gst_structure_remove_fields (st, "multiview-mode", "multiview-flags",
             "colorimetry", "chroma-site", NULL);

@@ -713,6 +713,48 @@ GST_START_TEST (test_announced_layout_size)
 }
 GST_END_TEST;
 
+/* With only the output size given, a free source (videotestsrc) makes a
+ * stereo frame of exactly two views (2w x h or w x 2h), not one with a
+ * column or row to drop; a source that can only give 2w + 1 still links. */
+GST_START_TEST (test_fixates_whole_views)
+{
+  static const char *modes[2] = { "side-by-side", "top-bottom" };
+  for (int tb = 0; tb < 2; tb++)
+    for (int odd = 0; odd < 2; odd++) {
+      gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+          "video/x-raw,format=GRAY8%s ! " FACTORY " name=e layout=%s "
+          "num-disparities=4 ! video/x-raw,format=GRAY8,width=37,height=20 ! "
+          "fakesink", odd ? (tb ? ",height=41" : ",width=75") : "",
+          modes[tb]);
+      GstElement *pipe = gst_parse_launch (desc, NULL);
+      fail_unless (pipe != NULL, "%s", desc);
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+          GST_STATE_CHANGE_FAILURE);
+      GstBus *bus = gst_element_get_bus (pipe);
+      GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+          GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "%s", desc);
+      gst_message_unref (m);
+      GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+      GstPad *pad = gst_element_get_static_pad (e, "sink");
+      GstCaps *caps = gst_pad_get_current_caps (pad);
+      GstVideoInfo info;
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info),
+          tb ? 37 : 74 + odd);
+      fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info),
+          tb ? 40 + odd : 20);
+      gst_caps_unref (caps);
+      gst_object_unref (pad);
+      gst_object_unref (e);
+      gst_object_unref (bus);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      gst_object_unref (pipe);
+      g_free (desc);
+    }
+}
+GST_END_TEST;
+
 /* The output is one view: a region of the stereo frame does not carry
  * over (and the cpu and cuda twins agree on that). */
 GST_START_TEST (test_roi_meta_dropped)
@@ -780,5 +822,6 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_stereo_modes_refused);
   tcase_add_test (tc, test_size_lists);
   tcase_add_test (tc, test_announced_layout_size);
+  tcase_add_test (tc, test_fixates_whole_views);
   tcase_add_test (tc, test_huge_view_refused);
 }
