@@ -176,7 +176,7 @@ gst_ci_buffer_holds_frame (GstBuffer * buf, const GstVideoInfo * info)
   if (meta->format != GST_VIDEO_INFO_FORMAT (info)
       || meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
       || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)
-      || meta->n_planes < GST_VIDEO_INFO_N_PLANES (info))
+      || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info))
     return FALSE;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gint rows;

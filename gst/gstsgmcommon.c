@@ -316,7 +316,8 @@ structure_stereo_ok (const GstStructure * st)
 /* An int, int range or list of those multiplied (up = TRUE) or divided by
  * 2 into out (initialised here); FALSE for other types. Up, a view size i
  * gives the stereo size 2i, or with @odd 2i + 1 (whose last column or row
- * is dropped); ranges cover both. */
+ * is dropped); a range [lo, hi] the even sizes of [2lo, 2hi], or with @odd
+ * all of [2lo, 2hi + 1]. */
 static gboolean
 scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
 {
@@ -336,10 +337,17 @@ scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
     gint lo = gst_value_get_int_range_min (v);
     gint hi = gst_value_get_int_range_max (v);
     g_value_init (out, GST_TYPE_INT_RANGE);
-    if (up)
+    if (up && odd)
       gst_value_set_int_range (out, 2 * MIN (lo, G_MAXINT / 2),
           hi > G_MAXINT / 2 ? G_MAXINT : 2 * hi + 1);
-    else if (MAX (lo / 2, 1) < MAX (hi / 2, 1))
+    else if (up && lo < G_MAXINT / 2)
+      gst_value_set_int_range_step (out, 2 * lo, 2 * MIN (hi, G_MAXINT / 2),
+          2);
+    else if (up) {
+      g_value_unset (out);
+      g_value_init (out, G_TYPE_INT);
+      g_value_set_int (out, 2 * (G_MAXINT / 2));
+    } else if (MAX (lo / 2, 1) < MAX (hi / 2, 1))
       gst_value_set_int_range (out, MAX (lo / 2, 1), MAX (hi / 2, 1));
     else {
       g_value_unset (out);
@@ -362,14 +370,15 @@ scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
 
 /* Scale a width or height field by 2 (see scale_value); a field of another
  * type is left as it is. FALSE where @odd would give nothing new (the field
- * holds no fixed size). */
+ * holds no size). */
 static gboolean
 scale_field (GstStructure * st, const gchar * field, gboolean up,
     gboolean odd)
 {
   const GValue *v = gst_structure_get_value (st, field);
   GValue out = G_VALUE_INIT;
-  if (odd && !(v && (G_VALUE_HOLDS_INT (v) || GST_VALUE_HOLDS_LIST (v))))
+  if (odd && !(v && (G_VALUE_HOLDS_INT (v) || GST_VALUE_HOLDS_LIST (v)
+              || GST_VALUE_HOLDS_INT_RANGE (v))))
     return FALSE;
   if (v && scale_value (v, up, odd, &out))
     gst_structure_take_value (st, field, &out);
@@ -412,9 +421,10 @@ gst_sgm_transform_caps (GObject * obj, const GstSgmSettings * s,
        * first, and last the property's layout with no mode, for fixed caps
        * without the field. That one also matches caps announcing the other
        * layout, whose frame size it would get wrong: hence last. Each
-       * offers a fixed view size i as 2i first, then 2i + 1 (whose last
-       * column or row is dropped): upstream that fixates to the first
-       * structure (videotestsrc) wasted a column on [2i, 2i + 1]. */
+       * offers frames of exactly two views first (2i, even sizes of a
+       * range), then those with a column or row to drop (2i + 1): upstream
+       * that fixates the first structure (videotestsrc) wasted a column on
+       * [2i, 2i + 1]. */
       for (int k = 0; k < 8; k++) {
         GstSgmLayout l = k / 2 == 2 ? !prop_layout : prop_layout;
         const gboolean sbs = l == GST_SGM_LAYOUT_SIDE_BY_SIDE;

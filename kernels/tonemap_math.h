@@ -185,9 +185,10 @@ ci_tm_rint (float x)
 }
 
 /* Division after the bin (map factor, gamut mapping): IEEE, correctly
- * rounded on both sides. __fdividef (2 ulp) here once made the GPU one
- * code off on 19 bytes of a 97x55 frame (an R value at an 8-bit OETF table
- * step), so the outputs were not bit-identical after all. */
+ * rounded on both sides. With __fdividef (2 ulp) the GPU was one code off
+ * on 19 bytes of a 97x55 frame: there k = map / Y taken as map * (1 / Y)
+ * is one ulp low, and R = r k falls just below a tie of the 8-bit OETF
+ * index (docs/tonemap.md). */
 CI_HD float
 ci_tm_fdiv (float a, float b)
 {

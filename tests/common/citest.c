@@ -482,8 +482,8 @@ ci_check_plane_layouts (const char *launch, const char *caps)
   const guint np = GST_VIDEO_INFO_N_PLANES (&info);
   fail_unless (np > 1);
   /* every row padded by 64 bytes, planes one after another */
-  gsize off[GST_VIDEO_MAX_PLANES];
-  gint str[GST_VIDEO_MAX_PLANES];
+  gsize off[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint str[GST_VIDEO_MAX_PLANES] = { 0 };
   gsize total = 0;
   for (guint p = 0; p < np; p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
@@ -492,18 +492,23 @@ ci_check_plane_layouts (const char *launch, const char *caps)
     off[p] = total;
     total += (gsize) str[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     /* k = 0: the padded layout flows; k = 1: the last plane starts half
-     * a plane later, so its last rows lie past the buffer */
+     * a plane later, so its last rows lie past the buffer; k = 2: a meta
+     * with one plane more than the format has */
     GstBuffer *b = gst_buffer_new_and_alloc (total);
     gst_buffer_memset (b, 0, 0x40, total);
     gsize o[GST_VIDEO_MAX_PLANES];
     memcpy (o, off, sizeof o);
-    if (k)
+    if (k == 1)
       o[np - 1] += (total - off[np - 1]) / 2;
+    if (k == 2) {
+      str[np] = str[np - 1];
+      o[np] = o[np - 1];
+    }
     gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
-        GST_VIDEO_INFO_HEIGHT (&info), np, o, str);
+        GST_VIDEO_INFO_HEIGHT (&info), np + (k == 2), o, str);
     GstHarness *h = gst_harness_new_parse (launch);
     GstBus *bus = gst_bus_new ();
     gst_element_set_bus (h->element, bus);
@@ -511,8 +516,9 @@ ci_check_plane_layouts (const char *launch, const char *caps)
     fail_unless_equals_int (gst_harness_push (h, b), k ? GST_FLOW_ERROR :
         GST_FLOW_OK);
     GstBuffer *out = gst_harness_try_pull (h);
-    fail_unless ((out != NULL) == !k, "%s: %s", launch, k ?
-        "a plane past the buffer gave output" : "a padded layout gave none");
+    fail_unless ((out != NULL) == !k, "%s: %s", launch, k ? (k == 1 ?
+            "a plane past the buffer gave output" : "a meta with a plane too "
+            "many gave output") : "a padded layout gave none");
     if (out)
       gst_buffer_unref (out);
     if (k)

@@ -388,7 +388,8 @@ test_element_replay (void)
        * (H100, 2026-11-27, with IEEE divisions too): R of a flat patch is
        * on the reference's side exactly 2337.5 / 4096, a tie of the 8-bit
        * OETF table's index (entries 192 | 193), and the GPU takes the
-       * lower entry. Everything else here is bit-identical. */
+       * lower entry, as a map factor one ulp lower would (docs/tonemap.md).
+       * Everything else here is bit-identical. */
       CHECK (wd <= (fr == 2 ? 1 : 0), "replay (padding %s) frame %d: max "
           "diff %d (%ld bytes)", junk ? "random" : "zero", fr, wd, nd);
       if (wd)

@@ -719,13 +719,15 @@ GST_END_TEST;
 GST_START_TEST (test_fixates_whole_views)
 {
   static const char *modes[2] = { "side-by-side", "top-bottom" };
+  /* odd 0: a free source; 1: one fixed at 2w + 1; 2: the output's size a
+   * range (videotestsrc fixates towards 320x240) */
   for (int tb = 0; tb < 2; tb++)
-    for (int odd = 0; odd < 2; odd++) {
+    for (int odd = 0; odd < 3; odd++) {
       gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
           "video/x-raw,format=GRAY8%s ! " FACTORY " name=e layout=%s "
-          "num-disparities=4 ! video/x-raw,format=GRAY8,width=37,height=20 ! "
-          "fakesink", odd ? (tb ? ",height=41" : ",width=75") : "",
-          modes[tb]);
+          "num-disparities=4 ! video/x-raw,format=GRAY8,width=%s,height=%s ! "
+          "fakesink", odd == 1 ? (tb ? ",height=41" : ",width=75") : "",
+          modes[tb], odd == 2 ? "[30,41]" : "37", odd == 2 ? "[15,21]" : "20");
       GstElement *pipe = gst_parse_launch (desc, NULL);
       fail_unless (pipe != NULL, "%s", desc);
       fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
@@ -740,10 +742,15 @@ GST_START_TEST (test_fixates_whole_views)
       GstCaps *caps = gst_pad_get_current_caps (pad);
       GstVideoInfo info;
       fail_unless (gst_video_info_from_caps (&info, caps));
-      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info),
-          tb ? 37 : 74 + odd);
-      fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info),
-          tb ? 40 + odd : 20);
+      if (odd == 2) {
+        fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), tb ? 41 : 82);
+        fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), tb ? 42 : 21);
+      } else {
+        fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info),
+            tb ? 37 : 74 + odd);
+        fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info),
+            tb ? 40 + odd : 20);
+      }
       gst_caps_unref (caps);
       gst_object_unref (pad);
       gst_object_unref (e);
