@@ -193,6 +193,7 @@ void
 gst_fftbloom_set_property (GObject * object, GstFftBloomSettings * s,
     guint prop_id, const GValue * value, GParamSpec * pspec)
 {
+  gchar *warning = NULL;
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_INTENSITY:
@@ -227,9 +228,9 @@ gst_fftbloom_set_property (GObject * object, GstFftBloomSettings * s,
       } else {
         /* as GObject warns of a number out of its property's range: a
          * gst-launch user would otherwise not learn it was ignored */
-        g_warning ("%s: kernel-center \"%s\" is neither \"auto\" nor \"x,y\" "
-            "with x, y in [0, 1]; keeping \"%s\"", GST_OBJECT_NAME (object),
-            str, s->kernel_center);
+        warning = g_strdup_printf ("%s: kernel-center \"%s\" is neither "
+            "\"auto\" nor \"x,y\" with x, y in [0, 1]; keeping \"%s\"",
+            GST_OBJECT_NAME (object), str, s->kernel_center);
       }
       break;
     }
@@ -270,6 +271,11 @@ gst_fftbloom_set_property (GObject * object, GstFftBloomSettings * s,
       break;
   }
   GST_OBJECT_UNLOCK (object);
+  /* emitted unlocked: a log handler may well read the element's properties */
+  if (warning) {
+    g_warning ("%s", warning);
+    g_free (warning);
+  }
 }
 
 void

@@ -314,6 +314,25 @@ write_kernel_png (void)
   return path;
 }
 
+/* counts warnings, and those given while @e's object lock was held */
+typedef struct
+{
+  GstElement *e;
+  gint seen, locked;
+} CenterWarning;
+
+static void
+center_warning (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user)
+{
+  CenterWarning *cw = user;
+  cw->seen++;
+  if (g_mutex_trylock (GST_OBJECT_GET_LOCK (cw->e)))
+    g_mutex_unlock (GST_OBJECT_GET_LOCK (cw->e));
+  else
+    cw->locked++;
+}
+
 GST_START_TEST (test_image_kernel)
 {
   gchar *path = write_kernel_png ();
@@ -342,6 +361,15 @@ GST_START_TEST (test_image_kernel)
     fail_unless_equals_string (c, "0.5,0.5");
     g_free (c);
   }
+  /* the warning is given with the element unlocked (a log handler may read
+   * its properties; under the lock that would deadlock) */
+  CenterWarning cw = { h->element, 0, 0 };
+  guint id = g_log_set_handler (NULL, G_LOG_LEVEL_WARNING, center_warning,
+      &cw);
+  g_object_set (h->element, "kernel-center", "2,2", NULL);
+  g_log_remove_handler (NULL, id);
+  fail_unless_equals_int (cw.seen, 1);
+  fail_unless_equals_int (cw.locked, 0);
   s.kernel_size = 0.8f;
   g_object_set (h->element, "kernel-size", 0.8f, NULL);
   push_and_check (h, &info, &s, 22, "RGB image kernel, scaled to 0.8");
