@@ -576,9 +576,20 @@ GST_START_TEST (test_buffer_layouts)
   ci_check_buffer_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,format=BGRx",
       "video/x-raw,format=RGBA64_LE,width=37,height=21,framerate=30/1,"
       "colorimetry=bt2100-pq");
-  ci_check_plane_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,"
-      "format=NV12", "video/x-raw,format=P010_10LE,width=38,height=22,"
-      "framerate=30/1,colorimetry=bt2100-pq");
+  ci_check_buffer_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,format=RGBA",
+      "video/x-raw,format=RGB10A2_LE,width=37,height=21,framerate=30/1,"
+      "colorimetry=bt2100-pq");
+  /* the planar classes, odd sizes too: 4:2:0 (P010, I420_10) and 4:4:4 */
+  static const char *planar[3] = { "P010_10LE,width=38,height=22",
+    "I420_10LE,width=37,height=21", "Y444_16LE,width=37,height=21"
+  };
+  for (int i = 0; i < 3; i++) {
+    gchar *c = g_strdup_printf ("video/x-raw,format=%s,framerate=30/1,"
+        "colorimetry=bt2100-pq", planar[i]);
+    ci_check_plane_layouts (FACTORY " smoothing=0 ! capsfilter caps=video/x-raw,"
+        "format=NV12", c);
+    g_free (c);
+  }
 }
 GST_END_TEST;
 
