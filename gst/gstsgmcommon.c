@@ -313,46 +313,55 @@ structure_stereo_ok (const GstStructure * st)
   return TRUE;
 }
 
+/* out (initialised here) as the int @first, or the range first..last in
+ * steps of @step (last - first a multiple of it) */
+static void
+set_sizes (GValue * out, gint64 first, gint64 last, gint64 step)
+{
+  if (last <= first) {
+    g_value_init (out, G_TYPE_INT);
+    g_value_set_int (out, (gint) first);
+  } else {
+    g_value_init (out, GST_TYPE_INT_RANGE);
+    gst_value_set_int_range_step (out, (gint) first, (gint) last, (gint) step);
+  }
+}
+
 /* An int, int range or list of those multiplied (up = TRUE) or divided by
- * 2 into out (initialised here); FALSE for other types. Up, a view size i
- * gives the stereo size 2i, or with @odd 2i + 1 (whose last column or row
- * is dropped); a range [lo, hi] the even sizes of [2lo, 2hi], or with @odd
- * all of [2lo, 2hi + 1]. */
+ * 2 into out (initialised here); FALSE for other types. Up, a view size v
+ * gives the stereo size 2v, or with @odd 2v + 1 (whose last column or row
+ * is dropped); a range [lo, hi] in steps of s the sizes 2v of its v (steps
+ * of 2s), or with @odd and s = 1 all of [2lo, 2hi + 1] (with s > 1 the odd
+ * sizes are no GStreamer range: FALSE, nothing offered). Sizes are clamped
+ * to 0 .. G_MAXINT, in 64 bits. */
 static gboolean
 scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
 {
+  const gint64 top = G_MAXINT;
   if (G_VALUE_HOLDS_INT (v)) {
-    gint i = g_value_get_int (v);
-    if (up) {
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, odd ? (gint) MIN ((gint64) 2 * i + 1, G_MAXINT) :
-          2 * MIN (i, G_MAXINT / 2));
-    } else {
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, MAX (i / 2, 1));
-    }
+    gint64 i = MAX (g_value_get_int (v), 0);
+    if (up)
+      set_sizes (out, MIN (2 * i + (odd ? 1 : 0), top - (odd ? 0 : 1)), 0, 1);
+    else
+      set_sizes (out, MAX (i / 2, 1), 0, 1);
     return TRUE;
   }
   if (GST_VALUE_HOLDS_INT_RANGE (v)) {
-    gint lo = gst_value_get_int_range_min (v);
-    gint hi = gst_value_get_int_range_max (v);
-    g_value_init (out, GST_TYPE_INT_RANGE);
-    if (up && odd)
-      gst_value_set_int_range (out, 2 * MIN (lo, G_MAXINT / 2),
-          hi > G_MAXINT / 2 ? G_MAXINT : 2 * hi + 1);
-    else if (up && lo < G_MAXINT / 2)
-      gst_value_set_int_range_step (out, 2 * lo, 2 * MIN (hi, G_MAXINT / 2),
-          2);
-    else if (up) {
-      g_value_unset (out);
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, 2 * (G_MAXINT / 2));
-    } else if (MAX (lo / 2, 1) < MAX (hi / 2, 1))
-      gst_value_set_int_range (out, MAX (lo / 2, 1), MAX (hi / 2, 1));
-    else {
-      g_value_unset (out);
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, MAX (lo / 2, 1));
+    gint64 lo = MAX (gst_value_get_int_range_min (v), 0);
+    gint64 hi = MAX (gst_value_get_int_range_max (v), lo);
+    gint64 st = MAX (gst_value_get_int_range_step (v), 1);
+    if (!up) {
+      set_sizes (out, MAX (lo / 2, 1), MAX (hi / 2, 1), 1);
+    } else if (odd && st > 1) {
+      return FALSE;
+    } else if (odd) {
+      set_sizes (out, MIN (2 * lo, top), MIN (2 * hi + 1, top), 1);
+    } else if (2 * lo > top) {
+      set_sizes (out, top - 1, 0, 1);
+    } else {
+      /* 2 lo is a multiple of 2 s, as GStreamer's stepped ranges need */
+      set_sizes (out, 2 * lo, 2 * lo + 2 * st * ((MIN (2 * hi, top) - 2 * lo) /
+              (2 * st)), 2 * st);
     }
     return TRUE;
   }
@@ -363,26 +372,28 @@ scale_value (const GValue * v, gboolean up, gboolean odd, GValue * out)
       if (scale_value (gst_value_list_get_value (v, i), up, odd, &e))
         gst_value_list_append_and_take_value (out, &e);
     }
-    return TRUE;
+    if (gst_value_list_get_size (out) > 0)
+      return TRUE;
+    g_value_unset (out);
+    return FALSE;
   }
   return FALSE;
 }
 
 /* Scale a width or height field by 2 (see scale_value); a field of another
- * type is left as it is. FALSE where @odd would give nothing new (the field
- * holds no size). */
+ * type is left as it is. FALSE where @odd gives nothing (no size, or odd
+ * sizes no range can hold). */
 static gboolean
 scale_field (GstStructure * st, const gchar * field, gboolean up,
     gboolean odd)
 {
   const GValue *v = gst_structure_get_value (st, field);
   GValue out = G_VALUE_INIT;
-  if (odd && !(v && (G_VALUE_HOLDS_INT (v) || GST_VALUE_HOLDS_LIST (v)
-              || GST_VALUE_HOLDS_INT_RANGE (v))))
-    return FALSE;
-  if (v && scale_value (v, up, odd, &out))
+  if (v && scale_value (v, up, odd, &out)) {
     gst_structure_take_value (st, field, &out);
-  return TRUE;
+    return TRUE;
+  }
+  return !odd;
 }
 
 GstCaps *

@@ -91,9 +91,11 @@ void ci_bus_done (GstElement * element, GstBus * bus);
  * metas whose plane runs past its memory (or that do not fit the caps),
  * must fail the flow with one stream error and no output. */
 void ci_check_buffer_layouts (const char *launch, const char *caps);
-/* A multi-plane frame (@caps) whose video meta pads every row must flow;
- * with its last plane moved past the buffer's end it must fail the flow
- * with one stream error and no output. */
+/* A multi-plane frame (@caps, at most 3 planes) whose video meta pads
+ * every row and starts every plane at an odd address must give the output
+ * of the same picture in a tight buffer; with its last plane moved past
+ * the buffer's end, or a meta with one plane too many, it must fail the
+ * flow with one stream error and no output. */
 void ci_check_plane_layouts (const char *launch, const char *caps);
 
 /* The exit status of a GPU test that cannot run (no device, @why says

@@ -759,6 +759,35 @@ GST_START_TEST (test_fixates_whole_views)
       gst_object_unref (pipe);
       g_free (desc);
     }
+  /* stepped ranges keep their steps: views of 16..256 in steps of 16 are
+   * frames of 32..512 in steps of 32 (the frame's height fixated to 240
+   * gave a view of 120 and not-negotiated) */
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8 ! " FACTORY " name=e layout=top-bottom "
+      "num-disparities=4 ! video/x-raw,format=GRAY8,width=[16,64,16],"
+      "height=[16,256,16] ! fakesink", NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
+      "stepped ranges did not negotiate");
+  gst_message_unref (m);
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless (GST_VIDEO_INFO_WIDTH (&info) % 16 == 0
+      && GST_VIDEO_INFO_HEIGHT (&info) % 16 == 0, "%dx%d",
+      GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
 }
 GST_END_TEST;
 
