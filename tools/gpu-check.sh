@@ -4,12 +4,15 @@
 # gst-launch sweep, and (with BENCH=1) the benchmarks. Logs go to $OUT; a
 # short table is printed last.
 #
-#   OUT=... tools/gpu-check.sh BUILD_DIR      (on the device host, after
-#                                              ../shared/gpu/bundle.sh BUILD_DIR)
+#   OUT=... tools/gpu-check.sh BUILD_DIR      (on the device host; here first
+#                                              tools/gpu-pack.sh BUILD_DIR)
+# A packed build (build-carry/b.tar.xz) is unpacked first when BUILD_DIR is
+# not there yet.
 # SAN=0|quick|all (below), SWEEP=0 skips the sweep, BENCH=1 adds benchmarks.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -u
 B=${1:?usage: $0 BUILD_DIR}
+[ -d "$B" ] || [ ! -f build-carry/b.tar.xz ] || tar xJf build-carry/b.tar.xz
 OUT=${OUT:-/tmp/gpu-check}
 mkdir -p "$OUT"
 R=.gpu/run
