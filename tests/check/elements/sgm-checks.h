@@ -713,12 +713,38 @@ GST_START_TEST (test_announced_layout_size)
 }
 GST_END_TEST;
 
+/* Runs @desc (its element named "e") to EOS; the caps on e's @pad */
+static void
+caps_after_eos (const gchar * desc, const gchar * pad_name, GstVideoInfo * info)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "%s", desc);
+  gst_message_unref (m);
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  fail_unless (gst_video_info_from_caps (info, caps));
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
 /* With only the output size given, a free source (videotestsrc) makes a
  * stereo frame of exactly two views (2w x h or w x 2h), not one with a
  * column or row to drop; a source that can only give 2w + 1 still links. */
 GST_START_TEST (test_fixates_whole_views)
 {
   static const char *modes[2] = { "side-by-side", "top-bottom" };
+  GstVideoInfo info;
   /* odd 0: a free source; 1: one fixed at 2w + 1; 2: the output's size a
    * range (videotestsrc fixates towards 320x240) */
   for (int tb = 0; tb < 2; tb++)
@@ -728,20 +754,7 @@ GST_START_TEST (test_fixates_whole_views)
           "num-disparities=4 ! video/x-raw,format=GRAY8,width=%s,height=%s ! "
           "fakesink", odd == 1 ? (tb ? ",height=41" : ",width=75") : "",
           modes[tb], odd == 2 ? "[30,41]" : "37", odd == 2 ? "[15,21]" : "20");
-      GstElement *pipe = gst_parse_launch (desc, NULL);
-      fail_unless (pipe != NULL, "%s", desc);
-      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-          GST_STATE_CHANGE_FAILURE);
-      GstBus *bus = gst_element_get_bus (pipe);
-      GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-          GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-      fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "%s", desc);
-      gst_message_unref (m);
-      GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
-      GstPad *pad = gst_element_get_static_pad (e, "sink");
-      GstCaps *caps = gst_pad_get_current_caps (pad);
-      GstVideoInfo info;
-      fail_unless (gst_video_info_from_caps (&info, caps));
+      caps_after_eos (desc, "sink", &info);
       if (odd == 2) {
         fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), tb ? 41 : 82);
         fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), tb ? 42 : 21);
@@ -751,43 +764,18 @@ GST_START_TEST (test_fixates_whole_views)
         fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info),
             tb ? 40 + odd : 20);
       }
-      gst_caps_unref (caps);
-      gst_object_unref (pad);
-      gst_object_unref (e);
-      gst_object_unref (bus);
-      gst_element_set_state (pipe, GST_STATE_NULL);
-      gst_object_unref (pipe);
       g_free (desc);
     }
   /* stepped ranges keep their steps: views of 16..256 in steps of 16 are
    * frames of 32..512 in steps of 32 (the frame's height fixated to 240
    * gave a view of 120 and not-negotiated) */
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "video/x-raw,format=GRAY8 ! " FACTORY " name=e layout=top-bottom "
-      "num-disparities=4 ! video/x-raw,format=GRAY8,width=[16,64,16],"
-      "height=[16,256,16] ! fakesink", NULL);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
-      "stepped ranges did not negotiate");
-  gst_message_unref (m);
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
-  GstPad *pad = gst_element_get_static_pad (e, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  GstVideoInfo info;
-  fail_unless (gst_video_info_from_caps (&info, caps));
+  caps_after_eos ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8 ! "
+      FACTORY " name=e layout=top-bottom num-disparities=4 ! "
+      "video/x-raw,format=GRAY8,width=[16,64,16],height=[16,256,16] ! "
+      "fakesink", "src", &info);
   fail_unless (GST_VIDEO_INFO_WIDTH (&info) % 16 == 0
       && GST_VIDEO_INFO_HEIGHT (&info) % 16 == 0, "%dx%d",
       GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
-  gst_object_unref (e);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
 }
 GST_END_TEST;
 
