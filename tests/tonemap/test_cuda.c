@@ -83,24 +83,6 @@ rt_of (const CiTmConfig * c)
   return rt;
 }
 
-/* Compare written bytes; returns the largest difference, counts diffs. */
-static int
-compare (const TmFrame * ref, const TmFrame * gpu, long *ndiff)
-{
-  int worst = 0;
-  *ndiff = 0;
-  for (int i = 0; i < ref->nplanes; i++)
-    for (int y = 0; y < tm_frame_rows (ref, i); y++)
-      for (int x = 0; x < tm_frame_row_bytes (ref, i); x++) {
-        int a = ref->plane[i][(size_t) y * ref->stride[i] + x];
-        int b = gpu->plane[i][(size_t) y * gpu->stride[i] + x];
-        int d = abs (a - b);
-        worst = d > worst ? d : worst;
-        *ndiff += d != 0;
-      }
-  return worst;
-}
-
 /* A reference and a CUDA context on the same configuration, with their
  * output frames. */
 typedef struct
@@ -163,7 +145,7 @@ run_frame (TmPair * t, const TmFrame * in, const DevFrame * din,
   for (int i = 0; i < t->ogpu->nplanes; i++)
     CU (cudaMemcpy (t->ogpu->plane[i], t->dout.d[i], t->dout.size[i],
             cudaMemcpyDeviceToHost));
-  return compare (t->oref, t->ogpu, nd);
+  return tm_frame_diff (t->oref, t->ogpu, nd);
 }
 
 /* Whether the context's temporal state is bit-identical to the
@@ -369,17 +351,13 @@ test_element_replay (void)
     pair_open (&t, &cfg, -512, s);
     for (int fr = 0; fr < 3; fr++) {
       tm_fill_scene (in, 0, 0.02, 300 + fr);
-      if (junk) {
-        uint64_t r = 0x9e3779b97f4a7c15ull * (fr + 1);
+      if (junk)
         for (int i = 0; i < in->nplanes; i++)
-          for (int y = 0; y < tm_frame_rows (in, i); y++)
-            for (int x = tm_frame_row_bytes (in, i); x < in->stride[i]; x++) {
-              r ^= r << 13;
-              r ^= r >> 7;
-              r ^= r << 17;
-              in->plane[i][(size_t) y * in->stride[i] + x] = (uint8_t) r;
-            }
-      }
+          for (int y = 0; y < tm_frame_rows (in, i); y++) {
+            const int rb = tm_frame_row_bytes (in, i);
+            ci_fill_random (in->plane[i] + (size_t) y * in->stride[i] + rb,
+                in->stride[i] - rb, 1000 * fr + 10 * i + y);
+          }
       dev_update (in, &din);
       long nd;
       int wd = run_frame (&t, in, &din, s, &nd);
@@ -445,7 +423,7 @@ test_hw_oetf (void)
         CU (cudaMemcpy (ogpu->plane[i], dout.d[i], dout.size[i],
                 cudaMemcpyDeviceToHost));
       long nd;
-      int wd = compare (oref, ogpu, &nd);
+      int wd = tm_frame_diff (oref, ogpu, &nd);
       worst = wd > worst ? wd : worst;
       nd_all += nd;
       CHECK (wd <= 1, "hardware OETF %s -> %s: max diff %d", tm_in_name (fi),

@@ -147,6 +147,22 @@ tm_frame_rows (const TmFrame * f, int plane)
   return rows[plane];
 }
 
+int
+tm_frame_diff (const TmFrame * a, const TmFrame * b, long *ndiff)
+{
+  int worst = 0;
+  *ndiff = 0;
+  for (int i = 0; i < a->nplanes; i++)
+    for (int y = 0; y < tm_frame_rows (a, i); y++)
+      for (int x = 0; x < tm_frame_row_bytes (a, i); x++) {
+        int d = abs (a->plane[i][(size_t) y * a->stride[i] + x] -
+            b->plane[i][(size_t) y * b->stride[i] + x]);
+        worst = d > worst ? d : worst;
+        *ndiff += d != 0;
+      }
+  return worst;
+}
+
 void
 tm_frame_in_planes (const TmFrame * f, CiTmInPlanes * p)
 {

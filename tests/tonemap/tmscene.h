@@ -29,6 +29,9 @@ void tm_frame_out_planes (TmFrame * f, CiTmOutPlanes * p);
 /* Row bytes actually written by the element for plane i. */
 int tm_frame_row_bytes (const TmFrame * f, int plane);
 int tm_frame_rows (const TmFrame * f, int plane);
+/* The largest byte difference between two frames of one format and size
+ * (the rows' bytes, not their padding); *ndiff: how many bytes differ. */
+int tm_frame_diff (const TmFrame * a, const TmFrame * b, long *ndiff);
 
 /* Linear light (nits, BT.2020) of the synthetic scene at (x, y) of a w x h
  * frame: a dark interior (0.005..3 nits) lit by a window (sky ~1000-2500
