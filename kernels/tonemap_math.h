@@ -642,17 +642,20 @@ CI_HD void
 ci_tm_gamut (int op, float k, float *rgb)
 {
   float r = rgb[0] * k, g = rgb[1] * k, b = rgb[2] * k;
-  if (op != CI_TM_OP_CLIP) {
+  /* The usual pixel is in gamut: its luminance and the desaturation steps
+   * are only computed when one is needed (the second test re-reads the
+   * maximum after the first step, as written out below). */
+  float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
+  if (op != CI_TM_OP_CLIP && (mn < 0.0f || mx > 1.0f)) {
     float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
     yo = ci_tm_clamp01 (yo);
-    float mn = fminf (r, fminf (g, b));
     if (mn < 0.0f) {
       float t = ci_tm_fdiv (yo, yo - mn);
       r = fmaf (t, r - yo, yo);
       g = fmaf (t, g - yo, yo);
       b = fmaf (t, b - yo, yo);
+      mx = fmaxf (r, fmaxf (g, b));
     }
-    float mx = fmaxf (r, fmaxf (g, b));
     if (mx > 1.0f) {
       float t = ci_tm_fdiv (1.0f - yo, mx - yo);
       r = fmaf (t, r - yo, yo);
@@ -700,7 +703,13 @@ ci_tm_oetf8_entry (const float *oetf_lut, int i)
 CI_HD uint32_t
 ci_tm_oetf8 (const uint8_t * oetf8, float v)
 {
+#ifdef __CUDA_ARCH__
+  /* v * 4096 is exact, so one fma rounds as the product and sum below */
+  return oetf8[(int) (ci_tm_f2u (fmaf (v, (float) CI_TM_TRC_LUT,
+              CI_TM_MAGIC)) - 0x4B400000u)];
+#else
   return oetf8[ci_tm_rint (v * (float) CI_TM_TRC_LUT)];
+#endif
 }
 
 /* One RGB output word from 8-bit codes. */

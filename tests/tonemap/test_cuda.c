@@ -362,18 +362,13 @@ test_element_replay (void)
       long nd;
       int wd = run_frame (&t, in, &din, s, &nd);
       int cc[2], mb;
-      /* With __fdividef (H100, 2026-11-27) frame 2 differed by one code on
-       * 19 bytes: R of a flat patch is on the reference's side exactly
-       * 2337.5 / 4096, a tie of the 8-bit OETF index (entries 192 | 193),
-       * and map * (1 / Y) is one ulp below the IEEE quotient, which puts
-       * the GPU on 192. With IEEE division this is expected to be 0 (not
-       * yet run on a GPU); until then one code is allowed there and the
-       * count printed. Everything else here must be bit-identical. */
-      CHECK (wd <= (fr == 2 ? 1 : 0), "replay (padding %s) frame %d: max "
-          "diff %d (%ld bytes)", junk ? "random" : "zero", fr, wd, nd);
-      if (wd)
-        printf ("element replay frame %d: %ld bytes differ by one code "
-            "(docs/tonemap.md)\n", fr, nd);
+      /* With __fdividef frame 2 differed by one code on 19 bytes (H100,
+       * 2026-11-27): R of a flat patch is on the reference's side exactly
+       * 2337.5 / 4096, a tie of the 8-bit OETF index, and map * (1 / Y) was
+       * one ulp below the IEEE quotient. With IEEE division (ci_tm_fdiv)
+       * every frame is bit-identical (H100, 2026-11-28). */
+      CHECK (wd == 0, "replay (padding %s) frame %d: max diff %d (%ld "
+          "bytes)", junk ? "random" : "zero", fr, wd, nd);
       CHECK (map_equal (&t, &cfg, s, &mb), "replay frame %d: the next "
           "frame's map differs (entry %d; -1: the range)", fr, mb);
       CHECK (state_equal (&t, cfg.bins, s, cc), "replay frame %d: state "
