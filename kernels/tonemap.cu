@@ -586,10 +586,12 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
 /* ---- fast kernels: P010/P016, I420_10, RGBA64/BGRA64 or RGB10A2/BGR10A2
  * in; RGB or 4:2:0 out; still-frame statistics ----
  * Same arithmetic as the generic path (so the same bins and codes), with:
- * the EOTF, log (and for 4:2:0 outputs OETF) tables as (value, next -
- * value) pairs (one 8-byte shared load per lookup; next - value is the
- * float difference the generic lookup computes, so the result is
- * bit-identical), the 8-bit OETF table for RGB outputs, the next quad's
+ * the log (and for 4:2:0 outputs OETF) tables as (value, next - value)
+ * pairs (one 8-byte shared load per interpolated lookup; next - value is
+ * the float difference the generic lookup computes, so the result is
+ * bit-identical; the EOTF's nearest-node lookup reads the value half, the
+ * pairs kept so one copy loop fills all tables), the 8-bit OETF table for
+ * RGB outputs, the next quad's
  * input loaded before the current one is computed, a hot loop over full
  * quads only (odd last row/column afterwards, by the reference's own
  * functions), one small kernel per input class x output class (the generic
@@ -620,13 +622,21 @@ tm_logl2 (float y, const float2 * lg)
   return (e + fmaf (t, m.y, m.x)) * CI_TM_LOG10_2;
 }
 
+/* ci_tm_eotf on the pairs (their value half) */
+static __device__ __forceinline__ float
+tm_eotf2 (const float2 * lut, float v)
+{
+  return lut[(int) (ci_tm_f2u (fmaf (ci_tm_clamp01 (v), (float) CI_TM_TRC_LUT,
+              CI_TM_MAGIC)) - 0x4B400000u)].x;
+}
+
 /* ci_tm_linearize with pairs */
 static __device__ __forceinline__ float
 tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
     float b, float *rgb)
 {
-  return ci_tm_light (&p, tm_lut2 (eotf2, r), tm_lut2 (eotf2, g),
-      tm_lut2 (eotf2, b), rgb);
+  return ci_tm_light (&p, tm_eotf2 (eotf2, r), tm_eotf2 (eotf2, g),
+      tm_eotf2 (eotf2, b), rgb);
 }
 
 /* The fast kernels' walk: a grid-stride loop over the full 2x2 quads
