@@ -626,8 +626,7 @@ tm_logl2 (float y, const float2 * lg)
 static __device__ __forceinline__ float
 tm_eotf2 (const float2 * lut, float v)
 {
-  return lut[(int) (ci_tm_f2u (fmaf (ci_tm_clamp01 (v), (float) CI_TM_TRC_LUT,
-              CI_TM_MAGIC)) - 0x4B400000u)].x;
+  return lut[ci_tm_node (ci_tm_clamp01 (v))].x;
 }
 
 /* ci_tm_linearize with pairs */
