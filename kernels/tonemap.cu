@@ -36,6 +36,8 @@
 #endif
 #define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
 #define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
+#define TM_BINT_PAD ((CI_TM_KEYS + 7) & ~7)     /* bins of the cell keys, uint16 */
+static_assert (CI_TM_EOTF_N % 4 == 0, "the fast kernels' tables follow the EOTF table 16-byte aligned");
 #define TM_NIC 5                        /* input classes of the fast kernels (TmRaw) */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
@@ -495,13 +497,13 @@ tm_oetf_hw (float v)
 /* Map + encode; VEC: full quad with aligned planes, wide stores; hwo:
  * hardware OETF instead of the tables. */
 template < bool VEC > static __device__ __forceinline__ void
-tm_map_quad_dev (const CiTmParams & p, bool hwo, const float *oetf,
-    const uint8_t * oetf8, const float *map, const CiTmOutPlanes & out, int x,
-    int y, float rgb[4][3], const float *yl, const float *l, const int *bin,
-    const float *a)
+tm_map_quad_dev (const CiTmParams & p, bool hwo, const float *eotf,
+    const float *oetf, const uint8_t * oetf8, const float *map,
+    const CiTmOutPlanes & out, int x, int y, float rgb[4][3],
+    const float *yl, const int *bin, const float *a)
 {
   for (int i = 0; i < 4; i++) {
-    float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
+    float k = ci_tm_factor (p.op, map, eotf, yl[i], bin[i]);
     ci_tm_gamut (p.op, k, rgb[i]);
   }
   const int f = p.out_format;
@@ -571,11 +573,11 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       tm_minmax_quad (p, x, y, l, &lo, &hi);
     }
     if (VEC && full)
-      tm_map_quad_dev < true > (p, hwo != 0, oetf, o8, map, out, x, y, rgb,
-          yl, l, bin, a);
+      tm_map_quad_dev < true > (p, hwo != 0, eotf, oetf, o8, map, out, x, y,
+          rgb, yl, bin, a);
     else
-      tm_map_quad_dev < false > (p, hwo != 0, oetf, o8, map, out, x, y, rgb,
-          yl, l, bin, a);
+      tm_map_quad_dev < false > (p, hwo != 0, eotf, oetf, o8, map, out, x, y,
+          rgb, yl, bin, a);
   }
   if (STATS) {
     tm_merge_hist (h, g_hist, p.bins);
@@ -609,17 +611,90 @@ tm_lut2 (const float2 * lut, float v)
   return fmaf (t, e.y, e.x);
 }
 
-/* ci_tm_logl with pairs; the exponent as one exact subtraction
- * ((MAGIC + e) - (MAGIC + 127), both exact integers below 2^24). */
+/* ci_tm_logl with pairs (their value half); the exponent as one exact
+ * subtraction ((MAGIC + e) - (MAGIC + 127), both exact integers below
+ * 2^24). */
 static __device__ __forceinline__ float
 tm_logl2 (float y, const float2 * lg)
 {
   uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
-  uint32_t i = (u >> 15) & 0xffu;
+  float e = ci_tm_u2f (0x4B400000u | (u >> 23)) - (CI_TM_MAGIC + 127.0f);
+  return (e + lg[(u >> 15) & 0xffu].x) * CI_TM_LOG10_2;
+}
+
+/* ci_tm_logc with pairs */
+static __device__ __forceinline__ float
+tm_logc2 (float y, const float2 * lg)
+{
+  uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
   float t = ci_tm_u2f (0x3f800000u | ((u & 0x7fffu) << 8)) - 1.0f;
   float e = ci_tm_u2f (0x4B400000u | (u >> 23)) - (CI_TM_MAGIC + 127.0f);
-  float2 m = lg[i];
+  float2 m = lg[(u >> 15) & 0xffu];
   return (e + fmaf (t, m.y, m.x)) * CI_TM_LOG10_2;
+}
+
+/* Shared-memory loads at a 32-bit address, so that a table index that is
+ * the bits of (x + MAGIC) needs no subtraction: the magic is taken out of
+ * the base once (tm_sbase). volatile: without it an asm may move above
+ * the barrier that ends the tables' copy. */
+static __device__ __forceinline__ uint32_t
+tm_sbase (const void *p, uint32_t off)
+{
+  /* through a shuffle, opaque to ptxas: it would split the offset out of
+   * the base again and add it per lookup (H100, 4K P010 video: 53.6 ->
+   * 50.4 us) */
+  return __shfl_sync (0xffffffffu, (uint32_t) __cvta_generic_to_shared (p) -
+      off, 0);
+}
+
+static __device__ __forceinline__ float
+tm_lds_f32 (uint32_t a)
+{
+  float v;
+  asm volatile ("ld.shared.f32 %0, [%1];":"=f" (v):"r" (a));
+  return v;
+}
+
+static __device__ __forceinline__ uint32_t
+tm_lds_u8 (uint32_t a)
+{
+  uint32_t v;
+  asm volatile ("ld.shared.u8 %0, [%1];":"=r" (v):"r" (a));
+  return v;
+}
+
+static __device__ __forceinline__ uint32_t
+tm_lds_u16 (uint32_t a)
+{
+  uint32_t v;
+  asm volatile ("ld.shared.u16 %0, [%1];":"=r" (v):"r" (a));
+  return v;
+}
+
+/* ci_tm_eotf from the plain table at shared address eb = tm_sbase (table,
+ * 4 * 0x4B400000) */
+static __device__ __forceinline__ float
+tm_eotf_s (uint32_t eb, float v)
+{
+  return tm_lds_f32 (eb + (ci_tm_f2u (fmaf (ci_tm_clamp01 (v),
+                  (float) CI_TM_TRC_LUT, CI_TM_MAGIC)) << 2));
+}
+
+/* ci_tm_oetf8 from the byte table at ob = tm_sbase (table, 0x4B400000);
+ * v already in [0,1] */
+static __device__ __forceinline__ uint32_t
+tm_oetf8_s (uint32_t ob, float v)
+{
+  return tm_lds_u8 (ob + ci_tm_f2u (fmaf (v, (float) CI_TM_TRC_LUT,
+              CI_TM_MAGIC)));
+}
+
+/* ci_tm_bin_of_key from the per-frame table at bb = shared address of
+ * bin[0] */
+static __device__ __forceinline__ int
+tm_bin_s (uint32_t bb, uint32_t k)
+{
+  return (int) tm_lds_u16 (bb + 2u * min (k - CI_TM_KEY0, CI_TM_KEYS - 1u));
 }
 
 /* ci_tm_eotf on the pairs (their value half) */
@@ -701,11 +776,13 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   if (STATS)
     ci_pdl_launch_next ();      /* the update kernel may take a freed SM */
   const int nmap = tm_map_entries (p);
-  /* EOTF and log pairs; OC 1: OETF pairs; the map; OC 0: the 8-bit OETF */
-  float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
-  float2 *o2 = lg2 + TM_L2_N;
+  /* the EOTF and log table; the log pairs (curves); OC 1: OETF pairs; the
+   * map; the bins of the cell keys; OC 0: the 8-bit OETF; the histogram */
+  float *eotf = (float *) sm4;
+  float2 *lg2 = (float2 *) (eotf + TM_EOTF_N), *o2 = lg2 + TM_L2_N;
   float *map = (float *) (o2 + (OC ? TM_E2_N : 0));
-  uint8_t *o8 = (uint8_t *) (map + ((nmap + 3) & ~3));
+  uint16_t *bint = (uint16_t *) (map + ((nmap + 3) & ~3));
+  uint8_t *o8 = (uint8_t *) (bint + TM_BINT_PAD);
   uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
 
   /* the first quad's input is in flight while the tables are copied */
@@ -714,8 +791,9 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   if (walk.more ())
     tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
-  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N +
-          (OC ? TM_E2_N : 0)));
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
+  tm_copy ((float *) lg2, (const float *) (g_eotf2 + TM_E2_N),
+      2 * (TM_L2_N + (OC ? TM_E2_N : 0)));
   tm_copy (map, g_map, nmap);
   if (!OC)
     tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
@@ -724,9 +802,19 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       h[b] = 0;
   const float lmin = g_range->lmin, scale = g_range->scale;
   const int f = p.out_format;
+  const uint32_t eb = tm_sbase (eotf, 0x4B400000u << 2);
+  const uint32_t ob = tm_sbase (o8, 0x4B400000u);
+  const uint32_t bb = tm_sbase (bint, 0);
+  __syncthreads ();
+  /* each block bins the cell keys itself (7 k entries: a few per thread,
+   * cheaper than copying them) */
+  for (int c = threadIdx.x; c < (int) CI_TM_KEYS; c += blockDim.x)
+    bint[c] = (uint16_t) ci_tm_bin_of_key (CI_TM_KEY0 + c, eotf, lmin, scale,
+        p.bins);
   __syncthreads ();
 
-  float lo = INFINITY, hi = -INFINITY;
+  /* this frame's range as cell keys (ci_tm_logq is monotonic in them) */
+  uint32_t klo = 0xffffffffu, khi = 0u;
   while (walk.more ()) {
     const int x = 2 * walk.qx, y = 2 * walk.qy;
     walk.next ();
@@ -734,13 +822,15 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     if (walk.more ())
       tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
 
-    float r[4], g[4], b[4], a[4], rgb[4][3], yl[4], l[4];
+    float r[4], g[4], b[4], a[4], rgb[4][3], yl[4];
+    uint32_t key[4];
     int bin[4];
     tm_raw_decode (cur, p, r, g, b, a);
     for (int i = 0; i < 4; i++) {
-      yl[i] = tm_linearize2 (p, eotf2, r[i], g[i], b[i], rgb[i]);
-      l[i] = tm_logl2 (yl[i], lg2);
-      bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
+      yl[i] = ci_tm_light (&p, tm_eotf_s (eb, r[i]), tm_eotf_s (eb, g[i]),
+          tm_eotf_s (eb, b[i]), rgb[i]);
+      key[i] = ci_tm_key (yl[i]);
+      bin[i] = tm_bin_s (bb, key[i]);
     }
     if (STATS) {
       if (bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0])
@@ -748,16 +838,20 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       else
         for (int i = 0; i < 4; i++)
           atomicAdd (&h[bin[i]], 1u);
-      lo = fminf (lo, fminf (fminf (l[0], l[1]), fminf (l[2], l[3])));
-      hi = fmaxf (hi, fmaxf (fmaxf (l[0], l[1]), fmaxf (l[2], l[3])));
+      klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
+      khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
     }
+    float k[4];
+    for (int i = 0; i < 4; i++)
+      k[i] = p.op == CI_TM_OP_HISTOGRAM ?
+          ci_tm_factor (CI_TM_OP_HISTOGRAM, map, eotf, yl[i], bin[i]) :
+          ci_tm_curve_factor (map, tm_logc2 (yl[i], lg2));
     if (!OC) {
       uint32_t w[4];
       for (int i = 0; i < 4; i++) {
-        float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
-        ci_tm_gamut (p.op, k, rgb[i]);
-        w[i] = ci_tm_rgb_word (f, ci_tm_oetf8 (o8, rgb[i][0]),
-            ci_tm_oetf8 (o8, rgb[i][1]), ci_tm_oetf8 (o8, rgb[i][2]), a[i]);
+        ci_tm_gamut (p.op, k[i], rgb[i]);
+        w[i] = ci_tm_rgb_word (f, tm_oetf8_s (ob, rgb[i][0]),
+            tm_oetf8_s (ob, rgb[i][1]), tm_oetf8_s (ob, rgb[i][2]), a[i]);
       }
       uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
       *(uint2 *) o0 = make_uint2 (w[0], w[1]);
@@ -765,8 +859,7 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     } else {
       /* as ci_tm_map_quad: R'G'B' from the float OETF, then the matrix */
       for (int i = 0; i < 4; i++) {
-        float k = ci_tm_factor (p.op, map, yl[i], l[i], bin[i]);
-        ci_tm_gamut (p.op, k, rgb[i]);
+        ci_tm_gamut (p.op, k[i], rgb[i]);
         for (int c = 0; c < 3; c++)
           rgb[i][c] = tm_lut2 (o2, rgb[i][c]);
       }
@@ -786,6 +879,11 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     cur = nxt;
   }
 
+  float lo = INFINITY, hi = -INFINITY;
+  if (STATS && khi != 0u) {
+    lo = ci_tm_logq (klo, eotf);
+    hi = ci_tm_logq (khi, eotf);
+  }
   walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*rgb)[3],
           const float *yl, const float *l, const float *a) {
         int bin[4];
@@ -795,7 +893,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
           tm_hist_quad (h, p, x, y, bin);
           tm_minmax_quad (p, x, y, l, &lo, &hi);
         }
-        ci_tm_map_quad (&p, g_oetf, o8, map, &out, x, y, rgb, yl, l, bin, a);
+        ci_tm_map_quad (&p, g_eotf, g_oetf, o8, map, &out, x, y, rgb, yl, bin,
+            a);
       });
   if (STATS) {
     tm_merge_hist (h, g_hist, p.bins);
@@ -1402,9 +1501,10 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     };
 #undef TM_FK
     for (int oc = 0; oc < 2; oc++) {
-      tm->smem_fast[oc][0] = (TM_E2_N + TM_L2_N) * sizeof (float2) +
-          ((nmap + 3) & ~3) * sizeof (float) + (oc ? TM_E2_N *
-          sizeof (float2) : TM_O8_PAD);
+      tm->smem_fast[oc][0] = TM_EOTF_N * sizeof (float) + TM_L2_N *
+          sizeof (float2) + ((nmap + 3) & ~3) * sizeof (float) +
+          TM_BINT_PAD * sizeof (uint16_t) + (oc ? TM_E2_N * sizeof (float2) :
+          TM_O8_PAD);
       tm->smem_fast[oc][1] = tm->smem_fast[oc][0] +
           p->bins * sizeof (uint32_t);
     }

@@ -261,11 +261,36 @@ ci_tm_powf (float x, float y)
   return x <= 0.0f ? 0.0f : ci_tm_exp2f (y * ci_tm_log2f (x));
 }
 
-/* log10(Y + eps): the statistic everything is computed on.  log2 of the
- * mantissa m in [1,2) by linear interpolation in a 257-point table (error
- * < 3e-6), at offset CI_TM_LOG_OFF of the EOTF table. */
+/* log10(Y + eps), the statistic everything is computed on, on cells of
+ * 1/256 octave: the cell key k = bits(Y + eps) >> 15 (exponent and the
+ * top 8 mantissa bits), L = log10 of the cell's lower edge,
+ * (e + log2(1 + j/256)) log10(2) from the 257-point table at offset
+ * CI_TM_LOG_OFF of the EOTF table (error < 0.0017, a cell's width). A
+ * function of the key alone, so the map kernels can look a pixel's bin up
+ * in a table over the keys (ci_tm_bin_of_key). */
+CI_HD float
+ci_tm_logq (uint32_t k, const float *eotf_lut)
+{
+  return (ci_tm_i2f (k >> 8) - 127.0f + eotf_lut[CI_TM_LOG_OFF + (k & 0xffu)])
+      * CI_TM_LOG10_2;
+}
+
+CI_HD uint32_t
+ci_tm_key (float y)
+{
+  return ci_tm_f2u (y + CI_TM_EPS) >> 15;
+}
+
 CI_HD float
 ci_tm_logl (float y, const float *eotf_lut)
+{
+  return ci_tm_logq (ci_tm_key (y), eotf_lut);
+}
+
+/* The curves' log10(Y + eps), continuous (a step in L would put a step
+ * into their output): the 257-point table interpolated (error < 3e-6). */
+CI_HD float
+ci_tm_logc (float y, const float *eotf_lut)
 {
   const float *lg = eotf_lut + CI_TM_LOG_OFF;
   uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
@@ -293,6 +318,23 @@ ci_tm_range_scale (float lmin, float lmax, int bins)
 {
   float r = lmax - lmin;
   return r > 1e-6f ? (float) bins / r : 0.0f;
+}
+
+/* Keys of every Y the elements can produce: Y + eps in [1e-4, 2^14)
+ * (no transfer function gives more than 10000 cd/m2: input-peak <= 10000). */
+#define CI_TM_KEY0 (0x38d1b717u >> 15)  /* bits (1e-4f) >> 15 */
+#define CI_TM_KEY_END (0x46800000u >> 15)       /* bits (16384.0f) >> 15 */
+#define CI_TM_KEYS (CI_TM_KEY_END - CI_TM_KEY0)
+
+/* Bin of the cell with key k (clamped into the table's keys): the map
+ * kernels' per-frame table, built from the same range as ci_tm_bin. */
+CI_HD int
+ci_tm_bin_of_key (uint32_t k, const float *eotf_lut, float lmin, float scale,
+    int bins)
+{
+  uint32_t c = k - CI_TM_KEY0;  /* wraps for k < KEY0: no Y gives that */
+  c = c < CI_TM_KEYS ? c : CI_TM_KEYS - 1u;
+  return ci_tm_bin (ci_tm_logq (CI_TM_KEY0 + c, eotf_lut), lmin, scale, bins);
 }
 
 /* ---- transfer functions (exact forms, double: used to build tables and in tests) ---- */
@@ -666,40 +708,59 @@ CI_HD void
 ci_tm_gamut (int op, float k, float *rgb)
 {
   float r = rgb[0] * k, g = rgb[1] * k, b = rgb[2] * k;
-  /* The usual pixel is in gamut: its luminance and the desaturation steps
-   * are only computed when one is needed (the second test re-reads the
-   * maximum after the first step, as written out below). */
-  float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
-  if (op != CI_TM_OP_CLIP && (mn < 0.0f || mx > 1.0f)) {
-    float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
-    yo = ci_tm_clamp01 (yo);
-    if (mn < 0.0f) {
-      float t = ci_tm_fdiv (yo, yo - mn);
-      r = fmaf (t, r - yo, yo);
-      g = fmaf (t, g - yo, yo);
-      b = fmaf (t, b - yo, yo);
-      mx = fmaxf (r, fmaxf (g, b));
+  /* The usual pixel is in gamut, and then already in [0,1]: the test
+   * (false for NaN, unlike one on min/max) is all it costs. Its
+   * luminance, the desaturation steps and the clamp are only computed
+   * when needed (the second step re-reads the maximum after the first). */
+  const int in = (r >= 0.0f) & (g >= 0.0f) & (b >= 0.0f) & (r <= 1.0f) &
+      (g <= 1.0f) & (b <= 1.0f);
+  if (!in) {
+    if (op != CI_TM_OP_CLIP) {
+      float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
+      float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
+      yo = ci_tm_clamp01 (yo);
+      if (mn < 0.0f) {
+        float t = ci_tm_fdiv (yo, yo - mn);
+        r = fmaf (t, r - yo, yo);
+        g = fmaf (t, g - yo, yo);
+        b = fmaf (t, b - yo, yo);
+        mx = fmaxf (r, fmaxf (g, b));
+      }
+      if (mx > 1.0f) {
+        float t = ci_tm_fdiv (1.0f - yo, mx - yo);
+        r = fmaf (t, r - yo, yo);
+        g = fmaf (t, g - yo, yo);
+        b = fmaf (t, b - yo, yo);
+      }
     }
-    if (mx > 1.0f) {
-      float t = ci_tm_fdiv (1.0f - yo, mx - yo);
-      r = fmaf (t, r - yo, yo);
-      g = fmaf (t, g - yo, yo);
-      b = fmaf (t, b - yo, yo);
-    }
+    r = ci_tm_clamp01 (r);
+    g = ci_tm_clamp01 (g);
+    b = ci_tm_clamp01 (b);
   }
-  rgb[0] = ci_tm_clamp01 (r);
-  rgb[1] = ci_tm_clamp01 (g);
-  rgb[2] = ci_tm_clamp01 (b);
+  rgb[0] = r;
+  rgb[1] = g;
+  rgb[2] = b;
 }
 
-/* Map factor k = out/in (1/nits) for a pixel of luminance y, log-lum l. */
+/* A curve's factor at the continuous log-luminance lc (ci_tm_logc). */
 CI_HD float
-ci_tm_factor (int op, const float *map_lut, float y, float l, int bin)
+ci_tm_curve_factor (const float *map_lut, float lc)
 {
-  if (op == CI_TM_OP_HISTOGRAM)
-    return y > 0.0f ? ci_tm_fdiv (map_lut[bin], y) : 0.0f;
-  return ci_tm_lut (map_lut, CI_TM_CURVE_LUT, (l - CI_TM_CURVE_LMIN) *
+  return ci_tm_lut (map_lut, CI_TM_CURVE_LUT, (lc - CI_TM_CURVE_LMIN) *
       (1.0f / (CI_TM_CURVE_LMAX - CI_TM_CURVE_LMIN)));
+}
+
+/* Map factor k = out/in (1/nits) for a pixel of luminance y in bin. */
+CI_HD float
+ci_tm_factor (int op, const float *map_lut, const float *eotf_lut, float y,
+    int bin)
+{
+  if (op == CI_TM_OP_HISTOGRAM) {
+    /* selects, not a branch around the division */
+    const float k = ci_tm_fdiv (map_lut[bin], y > 0.0f ? y : 1.0f);
+    return y > 0.0f ? k : 0.0f;
+  }
+  return ci_tm_curve_factor (map_lut, ci_tm_logc (y, eotf_lut));
 }
 
 /* 8-bit code of v in [0,1]: round half to even of 255 v */
@@ -872,13 +933,13 @@ ci_tm_load_quad (const CiTmParams * p, const float *eotf_lut,
 /* Map + encode the loaded quad.  RGB outputs: codes from the 8-bit OETF
  * table; YUV outputs: R'G'B' from the float OETF table, then the matrix. */
 CI_HD void
-ci_tm_map_quad (const CiTmParams * p, const float *oetf_lut,
-    const uint8_t * oetf8, const float *map_lut, const CiTmOutPlanes * out,
-    int x, int y, float rgb[4][3], const float *ylum, const float *l,
-    const int *bin, const float *a)
+ci_tm_map_quad (const CiTmParams * p, const float *eotf_lut,
+    const float *oetf_lut, const uint8_t * oetf8, const float *map_lut,
+    const CiTmOutPlanes * out, int x, int y, float rgb[4][3],
+    const float *ylum, const int *bin, const float *a)
 {
   for (int i = 0; i < 4; i++) {
-    float k = ci_tm_factor (p->op, map_lut, ylum[i], l[i], bin[i]);
+    float k = ci_tm_factor (p->op, map_lut, eotf_lut, ylum[i], bin[i]);
     ci_tm_gamut (p->op, k, rgb[i]);
   }
   if (p->out_format <= CI_TM_OUT_BGRX) {

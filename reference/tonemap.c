@@ -386,8 +386,8 @@ ci_tonemap_process (CiTonemap * tm, const CiTmInPlanes * in,
           fmax = l[i] > fmax ? l[i] : fmax;
         }
       }
-      ci_tm_map_quad (p, tm->oetf, tm->oetf8, tm->map_lut, out, x, y, rgb, ylum, l, bin,
-          a);
+      ci_tm_map_quad (p, tm->eotf, tm->oetf, tm->oetf8, tm->map_lut, out, x, y,
+          rgb, ylum, bin, a);
     }
 
   if (!still) {

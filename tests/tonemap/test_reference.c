@@ -309,10 +309,63 @@ test_constant_and_one_bin (void)
   tm_frame_free (out);
 }
 
-/* Video: a nearly constant frame (range just above the 1e-6 guard, so
- * scale near 4096 / 4e-6) and then a frame with a full-white pixel binned
- * over that range: bins past 2^31 must clamp (this crashed the reference
- * once), as must NaN. */
+/* Video: a nearly constant frame (the smallest range there is, one cell
+ * of 1/256 octave, so scale near 4096 / 0.0017) and then a frame with a
+ * full-white pixel binned over that range, thousands of bins past the
+ * top: it must clamp, as must NaN. (With the statistic continuous, before
+ * 2026-11-28, the range could be just above the 1e-6 guard and the white
+ * pixel's bin past 2^31, which crashed the reference once; the unit checks
+ * below keep that case.) */
+/* The statistic on cells (docs/tonemap.md §3): log10 of the cell's lower
+ * edge, so within one cell's width below log10(Y + eps), never above;
+ * non-decreasing in Y; and a pixel's bin by the per-frame table over the
+ * keys (what the fast kernels use) equal to its bin from L. */
+static void
+test_cell_log (void)
+{
+  CiTmConfig cfg;
+  float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+  ci_tm_config_defaults (&cfg);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  const float lmin = -3.7f, lmax = 3.9f;
+  const int bins[] = { 16, 1024, 4096 };
+  double below = 0;
+  int up = 0, wrong = 0, n = 0;
+  float prev = -INFINITY;
+  uint32_t seed = 1;
+  for (int i = 0; i <= 400000; i++) {
+    /* 0, then a log-uniform sweep over 1e-7 .. 1e4 cd/m2, then random */
+    float y;
+    if (i == 0)
+      y = 0.0f;
+    else if (i <= 200000)
+      y = (float) pow (10.0, -7.0 + 11.0 * (i - 1) / 199999.0);
+    else {
+      seed = seed * 1664525u + 1013904223u;
+      y = (float) pow (10.0, -7.0 + 11.0 * (seed >> 8) / 16777216.0);
+    }
+    float l = ci_tm_logl (y, eotf);
+    double ex = log10 ((double) y + CI_TM_EPS);
+    below = fmax (below, ex - l);
+    up += l > ex + 1e-6;
+    if (i <= 200000) {
+      wrong += l < prev;        /* the sweep rises */
+      prev = l;
+    }
+    for (int b = 0; b < 3; b++) {
+      float sc = ci_tm_range_scale (lmin, lmax, bins[b]);
+      wrong += ci_tm_bin_of_key (ci_tm_key (y), eotf, lmin, sc, bins[b]) !=
+          ci_tm_bin (l, lmin, sc, bins[b]);
+      n++;
+    }
+  }
+  printf ("cell log: %.6f below at most, %d above, %d of %d table bins differ\n", below, up, wrong, n);
+  CHECK (below < 0.0017 && up == 0 && wrong == 0,
+      "cell log: %.5f below, %d above, %d of %d wrong", below, up, wrong, n);
+  CHECK (ci_tm_key (0.0f) == CI_TM_KEY0 &&
+      ci_tm_key (10000.0f) < CI_TM_KEY_END, "key range");
+}
+
 static void
 test_bin_clamp (void)
 {
@@ -332,10 +385,10 @@ test_bin_clamp (void)
   CiTmInPlanes ip = { {(const uint8_t *) in, 0, 0}, {W * 8, 0, 0} };
   CiTmOutPlanes op = { {(uint8_t *) out, 0, 0}, {W * 4, 0, 0} };
   /* Grey of about 56 cd/m2 with a blue near 1 cd/m2; one pixel's blue
-   * raised until it reaches the next EOTF node (16-bit codes: 16 per node),
-   * so the frame's range is one node's change of 0.0593 B in L. */
+   * raised, a node (16 codes) at a time, until its luminance reaches the
+   * next cell, so the frame's range is one cell. */
   const CiTmState *st = NULL;
-  for (int d = 1; d <= 64; d++) {
+  for (int d = 16; d <= 65535 - 9800; d += 16) {
     if (tm)
       ci_tonemap_free (tm);
     tm = ci_tonemap_new (&cfg);
@@ -351,9 +404,9 @@ test_bin_clamp (void)
     if (st->bhi - st->blo > 1e-6f)
       break;
   }
-  /* white (L = 4) is then binned past 2^31 */
-  CHECK (st->bhi - st->blo > 1e-6f &&
-      (double) cfg.bins / (st->bhi - st->blo) * (4.0 - st->blo) > 2147483648.0,
+  /* one cell wide, and white (L = 4) is then binned far past the top */
+  CHECK (st->bhi - st->blo > 1e-6f && st->bhi - st->blo < 0.002f &&
+      (double) cfg.bins / (st->bhi - st->blo) * (4.0 - st->blo) > 1e6,
       "near-constant range %g from %g", st->bhi - st->blo, st->blo);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
@@ -691,6 +744,7 @@ main (void)
   test_stats (CI_TM_IN_BGR10A2, 100, 51);
   test_uniform_and_monotonic ();
   test_constant_and_one_bin ();
+  test_cell_log ();
   test_bin_clamp ();
   test_flicker_and_cut ();
   test_blinking_sign ();
