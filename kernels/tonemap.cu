@@ -647,37 +647,25 @@ tm_sbase (const void *p, uint32_t off)
       off, 0);
 }
 
-static __device__ __forceinline__ float
-tm_lds_f32 (uint32_t a)
-{
-  float v;
-  asm volatile ("ld.shared.f32 %0, [%1];":"=f" (v):"r" (a));
-  return v;
-}
-
-static __device__ __forceinline__ uint32_t
-tm_lds_u8 (uint32_t a)
-{
-  uint32_t v;
-  asm volatile ("ld.shared.u8 %0, [%1];":"=r" (v):"r" (a));
-  return v;
-}
-
-static __device__ __forceinline__ uint32_t
-tm_lds_u16 (uint32_t a)
-{
-  uint32_t v;
-  asm volatile ("ld.shared.u16 %0, [%1];":"=r" (v):"r" (a));
-  return v;
-}
+#define TM_LDS(name, ptx) static __device__ __forceinline__ uint32_t \
+  name (uint32_t a) \
+  { \
+    uint32_t v; \
+    asm volatile ("ld.shared." ptx " %0, [%1];":"=r" (v):"r" (a)); \
+    return v; \
+  }
+TM_LDS (tm_lds_u32, "u32")
+TM_LDS (tm_lds_u16, "u16")
+TM_LDS (tm_lds_u8, "u8")
+#undef TM_LDS
 
 /* ci_tm_eotf from the plain table at shared address eb = tm_sbase (table,
  * 4 * 0x4B400000) */
 static __device__ __forceinline__ float
 tm_eotf_s (uint32_t eb, float v)
 {
-  return tm_lds_f32 (eb + (ci_tm_f2u (fmaf (ci_tm_clamp01 (v),
-                  (float) CI_TM_TRC_LUT, CI_TM_MAGIC)) << 2));
+  return ci_tm_u2f (tm_lds_u32 (eb + (ci_tm_f2u (fmaf (ci_tm_clamp01 (v),
+                  (float) CI_TM_TRC_LUT, CI_TM_MAGIC)) << 2)));
 }
 
 /* ci_tm_oetf8 from the byte table at ob = tm_sbase (table, 0x4B400000);
