@@ -588,12 +588,14 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
 /* ---- fast kernels: P010/P016, I420_10, RGBA64/BGRA64 or RGB10A2/BGR10A2
  * in; RGB or 4:2:0 out; still-frame statistics ----
  * Same arithmetic as the generic path (so the same bins and codes), with:
- * the log (and for 4:2:0 outputs OETF) tables as (value, next - value)
- * pairs (one 8-byte shared load per interpolated lookup; next - value is
- * the float difference the generic lookup computes, so the result is
- * bit-identical; the EOTF's nearest-node lookup reads the value half, the
- * pairs kept so one copy loop fills all tables), the 8-bit OETF table for
- * RGB outputs, the next quad's
+ * in the map kernels the plain EOTF table (nearest node), each pixel's bin
+ * from a per-block table over the cell keys (ci_tm_bin_of_key), the
+ * curves' log and the 4:2:0 outputs' OETF as (value, next - value) pairs
+ * (one 8-byte shared load per interpolated lookup; next - value is the
+ * float difference the generic lookup computes, so the result is
+ * bit-identical) and the 8-bit OETF table for RGB outputs, all read at
+ * shared addresses set up once (tm_sbase); in the still-frame statistics
+ * kernel the EOTF and log pairs' value halves; the next quad's
  * input loaded before the current one is computed, a hot loop over full
  * quads only (odd last row/column afterwards, by the reference's own
  * functions), one small kernel per input class x output class (the generic
