@@ -27,14 +27,14 @@
 #define TM_EOTF_N CI_TM_EOTF_N
 #define TM_TRC_PAD ((TM_TRC_N + 3) & ~3)    /* keeps the next table 16-byte aligned */
 #define TM_O8_PAD ((CI_TM_OETF8_N + 15) & ~15)  /* 8-bit OETF table, bytes */
-/* fast kernels: (value, next - value) pairs of the EOTF and log tables */
+/* fast kernels: (value, next - value) pairs of the log and OETF tables */
 #ifndef TM_FBLOCK
 #define TM_FBLOCK 1024          /* threads per block of the fast kernels */
 #endif
 #ifndef TM_FMINB
 #define TM_FMINB 1              /* blocks per SM they are compiled for (64 registers) */
 #endif
-#define TM_E2_N (CI_TM_TRC_LUT + 2)     /* 4097 pairs used; even count keeps 16-byte alignment */
+#define TM_O2_N (CI_TM_TRC_LUT + 2)     /* OETF: 4097 pairs used; even count keeps 16-byte alignment */
 #define TM_L2_N (CI_TM_LOG_LUT + 2)     /* 257 pairs used */
 #define TM_BINT_PAD ((CI_TM_KEYS + 7) & ~7)     /* bins of the cell keys, uint16 */
 static_assert (CI_TM_EOTF_N % 4 == 0, "the fast kernels' tables follow the EOTF table 16-byte aligned");
@@ -57,7 +57,7 @@ struct CiTmCuda
   int bins, primed;
   bool pdl;                     /* update kernel dependent-launched (sm_90+) */
   float *d_eotf, *d_oetf, *d_map;
-  float2 *d_eotf2;              /* TM_E2_N EOTF, TM_L2_N log, TM_E2_N OETF pairs */
+  float2 *d_pairs;              /* TM_L2_N log pairs, TM_O2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
   int grid_fast[TM_NIC][2][2];  /* [input class][output class][stats] */
   int grid_fstats[TM_NIC][2];   /* [input class][histogram] */
@@ -595,8 +595,8 @@ tm_map_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
  * float difference the generic lookup computes, so the result is
  * bit-identical) and the 8-bit OETF table for RGB outputs, all read at
  * shared addresses set up once (tm_sbase); in the still-frame statistics
- * kernel the EOTF and log pairs' value halves; the next quad's
- * input loaded before the current one is computed, a hot loop over full
+ * kernel the plain EOTF and log table through the reference's functions;
+ * the next quad's input loaded before the current one is computed, a hot loop over full
  * quads only (odd last row/column afterwards, by the reference's own
  * functions), one small kernel per input class x output class (the generic
  * kernel's all-format code does not fit the instruction cache). */
@@ -611,17 +611,6 @@ tm_lut2 (const float2 * lut, float v)
   float t = f - (r - CI_TM_MAGIC);
   float2 e = lut[i];
   return fmaf (t, e.y, e.x);
-}
-
-/* ci_tm_logl with pairs (their value half); the exponent as one exact
- * subtraction ((MAGIC + e) - (MAGIC + 127), both exact integers below
- * 2^24). */
-static __device__ __forceinline__ float
-tm_logl2 (float y, const float2 * lg)
-{
-  uint32_t u = ci_tm_f2u (y + CI_TM_EPS);
-  float e = ci_tm_u2f (0x4B400000u | (u >> 23)) - (CI_TM_MAGIC + 127.0f);
-  return (e + lg[(u >> 15) & 0xffu].x) * CI_TM_LOG10_2;
 }
 
 /* ci_tm_logc with pairs */
@@ -687,22 +676,6 @@ tm_bin_s (uint32_t bb, uint32_t k)
   return (int) tm_lds_u16 (bb + 2u * min (k - CI_TM_KEY0, CI_TM_KEYS - 1u));
 }
 
-/* ci_tm_eotf on the pairs (their value half) */
-static __device__ __forceinline__ float
-tm_eotf2 (const float2 * lut, float v)
-{
-  return lut[ci_tm_node (ci_tm_clamp01 (v))].x;
-}
-
-/* ci_tm_linearize with pairs */
-static __device__ __forceinline__ float
-tm_linearize2 (const CiTmParams & p, const float2 * eotf2, float r, float g,
-    float b, float *rgb)
-{
-  return ci_tm_light (&p, tm_eotf2 (eotf2, r), tm_eotf2 (eotf2, g),
-      tm_eotf2 (eotf2, b), rgb);
-}
-
 /* The fast kernels' walk: a grid-stride loop over the full 2x2 quads
  * (qwf x qhf) without a division per step, then the edge quads of an odd
  * width (last column) or height (last row), by the generic code. */
@@ -758,7 +731,7 @@ struct TmFullQuads
 template < int IC, int OC, bool STATS > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
 tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
-    const float2 * g_eotf2, const float *g_eotf, const uint8_t * g_oetf8,
+    const float2 * g_pairs, const float *g_eotf, const uint8_t * g_oetf8,
     const float *g_oetf, const float *g_map, const CiTmMapRange * g_range,
     uint32_t * g_hist, uint32_t * keys)
 {
@@ -770,7 +743,7 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
    * map; the bins of the cell keys; OC 0: the 8-bit OETF; the histogram */
   float *eotf = (float *) sm4;
   float2 *lg2 = (float2 *) (eotf + TM_EOTF_N), *o2 = lg2 + TM_L2_N;
-  float *map = (float *) (o2 + (OC ? TM_E2_N : 0));
+  float *map = (float *) (o2 + (OC ? TM_O2_N : 0));
   uint16_t *bint = (uint16_t *) (map + ((nmap + 3) & ~3));
   uint8_t *o8 = (uint8_t *) (bint + TM_BINT_PAD);
   uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
@@ -782,8 +755,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
   tm_copy (eotf, g_eotf, TM_EOTF_N);
-  tm_copy ((float *) lg2, (const float *) (g_eotf2 + TM_E2_N),
-      2 * (TM_L2_N + (OC ? TM_E2_N : 0)));
+  tm_copy ((float *) lg2, (const float *) g_pairs,
+      2 * (TM_L2_N + (OC ? TM_O2_N : 0)));
   tm_copy (map, g_map, nmap);
   if (!OC)
     tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
@@ -893,23 +866,23 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
 }
 
 /* Statistics of a still frame (min/max, then the histogram over them)
- * with the fast kernels' loads and pair tables: same bits as
- * tm_minmax_kernel / tm_hist_kernel. */
+ * with the fast kernels' loads and the plain EOTF (and log) table: same
+ * functions as tm_minmax_kernel / tm_hist_kernel. */
 template < int IC, bool HIST > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
-tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
-    const float *g_eotf, uint32_t * keys, uint32_t * g_hist)
+tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
+    uint32_t * keys, uint32_t * g_hist)
 {
   extern __shared__ float4 sm4[];
-  float2 *eotf2 = (float2 *) sm4, *lg2 = eotf2 + TM_E2_N;
-  uint32_t *h = (uint32_t *) (lg2 + TM_L2_N);
+  float *eotf = (float *) sm4;
+  uint32_t *h = (uint32_t *) (eotf + TM_EOTF_N);
   /* the first quad's input is in flight while the tables are copied */
   TmFullQuads walk (p);
   TmRaw < IC > cur = { };
   if (walk.more ())
     tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
-  tm_copy ((float *) eotf2, (const float *) g_eotf2, 2 * (TM_E2_N + TM_L2_N));
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
   float lmin = 0.0f, scale = 0.0f;
   if (HIST) {
     for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
@@ -928,7 +901,8 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
     float r[4], g[4], b[4], a[4], rgb[3], l[4];
     tm_raw_decode (cur, p, r, g, b, a);
     for (int i = 0; i < 4; i++)
-      l[i] = tm_logl2 (tm_linearize2 (p, eotf2, r[i], g[i], b[i], rgb), lg2);
+      l[i] = ci_tm_logl (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb),
+          eotf);
     if (HIST) {
       int bin[4];
       for (int i = 0; i < 4; i++)
@@ -945,7 +919,7 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
     cur = nxt;
   }
 
-  walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*)[3],
+  walk.edge_quads (p, eotf, in, [&](int x, int y, float (*)[3],
           const float *, const float *l, const float *) {
         if (HIST) {
           int bin[4];
@@ -961,22 +935,19 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float2 * g_eotf2,
     tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
 }
 
-/* The pair tables (EOTF, log, OETF) and the 8-bit OETF table from the
- * host's float tables. */
+/* The pair tables (log, OETF) and the 8-bit OETF table from the host's
+ * float tables. */
 __global__ void
 tm_tables_kernel (const float *eotf, const float *oetf, float2 * e2,
     uint8_t * o8)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < TM_E2_N) {
-    e2[i] = i <= CI_TM_TRC_LUT ? make_float2 (eotf[i], eotf[i + 1] - eotf[i]) :
-        make_float2 (eotf[i], 0.0f);
-    e2[TM_E2_N + TM_L2_N + i] = i <= CI_TM_TRC_LUT ? make_float2 (oetf[i],
+  if (i < TM_O2_N)
+    e2[TM_L2_N + i] = i <= CI_TM_TRC_LUT ? make_float2 (oetf[i],
         oetf[i + 1] - oetf[i]) : make_float2 (oetf[i], 0.0f);
-  }
   if (i < TM_L2_N) {
     const float *lg = eotf + CI_TM_LOG_OFF;
-    e2[TM_E2_N + i] = i <= CI_TM_LOG_LUT ? make_float2 (lg[i],
+    e2[i] = i <= CI_TM_LOG_LUT ? make_float2 (lg[i],
         lg[i + 1] - lg[i]) : make_float2 (lg[i], 0.0f);
   }
   if (i < TM_O8_PAD)
@@ -1301,7 +1272,7 @@ tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
 static size_t
 tm_fstats_smem (const CiTmCuda * tm, int hist)
 {
-  return (TM_E2_N + TM_L2_N) * sizeof (float2) +
+  return TM_EOTF_N * sizeof (float) +
       (hist ? tm->bins * sizeof (uint32_t) : 0);
 }
 
@@ -1385,7 +1356,7 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
     return;
   cudaFree (tm->d_eotf);
   cudaFree (tm->d_oetf);
-  cudaFree (tm->d_eotf2);
+  cudaFree (tm->d_pairs);
   cudaFree (tm->d_oetf8);
   cudaFree (tm->d_map);
   cudaFree (tm->d_range);
@@ -1433,7 +1404,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   int nmap = p->bins > CI_TM_CURVE_N ? p->bins : CI_TM_CURVE_N;
   CK (cudaMalloc (&tm->d_eotf, TM_EOTF_N * sizeof (float)));
   CK (cudaMalloc (&tm->d_oetf, TM_TRC_N * sizeof (float)));
-  CK (cudaMalloc (&tm->d_eotf2, (2 * TM_E2_N + TM_L2_N) * sizeof (float2)));
+  CK (cudaMalloc (&tm->d_pairs, (TM_O2_N + TM_L2_N) * sizeof (float2)));
   CK (cudaMalloc (&tm->d_oetf8, TM_O8_PAD));
   CK (cudaMalloc (&tm->d_map, nmap * sizeof (float)));
   CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
@@ -1446,7 +1417,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   CK (cudaMemcpyAsync (tm->d_oetf, oetf, TM_TRC_N * sizeof (float),
           cudaMemcpyHostToDevice, s));
   tm_tables_kernel <<< (TM_O8_PAD + 255) / 256, 256, 0, s >>> (tm->d_eotf,
-      tm->d_oetf, tm->d_eotf2, tm->d_oetf8);
+      tm->d_oetf, tm->d_pairs, tm->d_oetf8);
   CKL ();
   CK (cudaMemsetAsync (tm->d_map, 0, nmap * sizeof (float), s));
   CK (cudaMemsetAsync (tm->d_range, 0, sizeof (CiTmMapRange), s));
@@ -1493,7 +1464,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     for (int oc = 0; oc < 2; oc++) {
       tm->smem_fast[oc][0] = TM_EOTF_N * sizeof (float) + TM_L2_N *
           sizeof (float2) + ((nmap + 3) & ~3) * sizeof (float) +
-          TM_BINT_PAD * sizeof (uint16_t) + (oc ? TM_E2_N * sizeof (float2) :
+          TM_BINT_PAD * sizeof (uint16_t) + (oc ? TM_O2_N * sizeof (float2) :
           TM_O8_PAD);
       tm->smem_fast[oc][1] = tm->smem_fast[oc][0] +
           p->bins * sizeof (uint32_t);
@@ -1643,8 +1614,8 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
 #define TM_S(H) tm_fast_stats_kernel < IC, H > <<< tm->grid_fstats[IC][H], \
-          TM_FBLOCK, tm_fstats_smem (tm, H), s >>> (tm->p, *in, tm->d_eotf2, \
-          tm->d_eotf, tm->d_keys, tm->d_hist)
+          TM_FBLOCK, tm_fstats_smem (tm, H), s >>> (tm->p, *in, tm->d_eotf, \
+          tm->d_keys, tm->d_hist)
           TM_S (false);
           if (!(err = (int) cudaGetLastError ()))
             TM_S (true);
@@ -1683,7 +1654,7 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
           constexpr int IC = decltype (k)::value;
 #define TM_F(OC) tm_fast_kernel < IC, OC, STATS > <<< \
           tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
-          s >>> (tm->p, *in, *out, tm->d_eotf2, tm->d_eotf, tm->d_oetf8, \
+          s >>> (tm->p, *in, *out, tm->d_pairs, tm->d_eotf, tm->d_oetf8, \
           tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
           if (oc == 0)
             TM_F (0);
