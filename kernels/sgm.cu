@@ -800,17 +800,27 @@ launch_agg (const uint64_t * cl, const uint64_t * cr, uint16_t * acc,
 
 #define BIG2 0x7fff7fffu
 
-/* One pair (d, d + 1) of a path step: lo and hi hold P(d - 1, d) and
- * P(d + 1, d + 2), p P(d, d + 1), c the costs; halves outside the range
- * (vm clear) stay BIG2. pm2 is pmin in both halves, lim pmin + p2. */
+/* One pair of a path step: lo and hi hold P(d - 1) and P(d + 1) for each
+ * half's d, p P(d), c the costs; halves outside the range (vm clear) stay
+ * BIG2. npm2 is -pmin (mod 2^16) in both halves. min (P, P(d -+ 1) + p1,
+ * pmin + p2) - pmin is taken as min (min (P, P(d -+ 1) + p1) - pmin, p2):
+ * every P is at least pmin, so the subtraction never wraps, and the add
+ * and min fuse (VIADDMNMX on sm_90), one instruction less per pair than
+ * min (.., pmin + p2) - pmin. */
 __device__ __forceinline__ uint32_t
 path_pair (uint32_t lo, uint32_t hi, uint32_t p, uint32_t c, uint32_t vm,
-    uint32_t p1x2, uint32_t pm2, uint32_t lim)
+    uint32_t p1x2, uint32_t npm2, uint32_t p2x2)
 {
-  uint32_t m = __vadd2 (__vminu2 (lo, hi), p1x2);
-  m = __vminu2 (__vminu2 (m, p), lim);
-  m = __vadd2 (__vsub2 (m, pm2), c);
+  uint32_t m = __vminu2 (__vadd2 (__vminu2 (lo, hi), p1x2), p);
+  m = __vadd2 (__vminu2 (__vadd2 (m, npm2), p2x2), c);
   return (m & vm) | (BIG2 & ~vm);
+}
+
+/* -pmin in both halves */
+__device__ __forceinline__ uint32_t
+neg_pmin2 (uint32_t pmin)
+{
+  return ((0u - pmin) & 0xffffu) * 0x10001u;
 }
 
 /* One step of a path on a lane's K = 2 * KP disparities, held as 16-bit
@@ -823,17 +833,83 @@ path_step (uint32_t (&P)[KP], uint32_t up, uint32_t dn, uint32_t pmin,
     uint32_t p1x2, uint32_t p2x2, const uint32_t (&C2)[KP],
     const uint32_t (&vm)[KP])
 {
-  const uint32_t pm2 = pmin * 0x10001u;
-  const uint32_t lim = __vadd2 (pm2, p2x2);
+  const uint32_t npm2 = neg_pmin2 (pmin);
   uint32_t NP[KP];
 #pragma unroll
   for (int j = 0; j < KP; j++)
     NP[j] = path_pair (__byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432),
         __byte_perm (P[j], j < KP - 1 ? P[j + 1] : dn, 0x5432), P[j], C2[j],
-        vm[j], p1x2, pm2, lim);
+        vm[j], p1x2, npm2, p2x2);
 #pragma unroll
   for (int j = 0; j < KP; j++)
     P[j] = NP[j];
+}
+
+/* ---- split pairs ----
+ * A lane's run of 2 N consecutive disparities d_0 .. d_2N-1 held as N
+ * pairs (d_k, d_k+N) rather than (d_2k, d_2k+1): pair k's neighbours
+ * d -+ 1 are then pairs k - 1 and k + 1 themselves, and only the run's
+ * first and last pair take a byte permute with the neighbouring lane's
+ * value (up: its last pair, whose high half is the run's d_0 - 1; dn: its
+ * first pair, whose low half is d_2N-1 + 1). 2 permutes per run instead of
+ * 2 per pair. The costs come in from bytes by one permute per pair as
+ * before (prmt's sign-replicating selectors give the zero high bytes,
+ * since no cost reaches 128), the stores take 2 N / 4 ... N permutes.
+ * Used by the passes' form where D fills the lanes (agg3_body's SPLIT). */
+
+/* prmt with a selector that may sign-replicate */
+template < uint32_t S > __device__ __forceinline__ uint32_t
+prmt (uint32_t a, uint32_t b)
+{
+  uint32_t r;
+  asm ("prmt.b32 %0, %1, %2, %3;":"=r" (r):"r" (a), "r" (b), "n" (S));
+  return r;
+}
+
+/* costs (bytes d_0 .. d_2N-1 in w[0], w[1]; costs < 128) to split pairs */
+template < int N > __device__ __forceinline__ void
+split_costs (const uint32_t * w, uint32_t * C2)
+{
+  static_assert (N == 4 || N == 2, "8- or 4-byte runs");
+  if constexpr (N == 4) {
+    /* (w0.b k, w1.b k), high bytes the sign of each: 0 */
+    C2[0] = prmt < 0xC480 > (w[0], w[1]);
+    C2[1] = prmt < 0xD591 > (w[0], w[1]);
+    C2[2] = prmt < 0xE6A2 > (w[0], w[1]);
+    C2[3] = prmt < 0xF7B3 > (w[0], w[1]);
+  } else {
+    C2[0] = prmt < 0xA280 > (w[0], w[0]);
+    C2[1] = prmt < 0xB391 > (w[0], w[0]);
+  }
+}
+
+/* split pairs (low bytes of P & vm) to the run's bytes in w */
+template < int N > __device__ __forceinline__ void
+split_store_words (const uint32_t * P, const uint32_t * vm, uint32_t * w)
+{
+  static_assert (N == 4 || N == 2, "8- or 4-byte runs");
+  /* (P0.b0, P1.b0, P0.b2, P1.b2) */
+  const uint32_t t01 = __byte_perm (P[0] & vm[0], P[1] & vm[1], 0x6240);
+  if constexpr (N == 4) {
+    const uint32_t t23 = __byte_perm (P[2] & vm[2], P[3] & vm[3], 0x6240);
+    w[0] = __byte_perm (t01, t23, 0x5410);
+    w[1] = __byte_perm (t01, t23, 0x7632);
+  } else {
+    w[0] = t01;
+  }
+}
+
+/* new values NP of a run of N split pairs P (up, dn: as above) */
+template < int N > __device__ __forceinline__ void
+split_run (const uint32_t * P, uint32_t up, uint32_t dn, const uint32_t * C2,
+    const uint32_t * vm, uint32_t p1x2, uint32_t npm2, uint32_t p2x2,
+    uint32_t * NP)
+{
+#pragma unroll
+  for (int k = 0; k < N; k++)
+    NP[k] = path_pair (k == 0 ? __byte_perm (up, P[N - 1], 0x5432) : P[k - 1],
+        k == N - 1 ? __byte_perm (P[0], dn, 0x5432) : P[k + 1], P[k], C2[k],
+        vm[k], p1x2, npm2, p2x2);
 }
 
 template < int KP > struct Agg2Cfg
@@ -1190,6 +1266,15 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
    * on 32 lanes one 8-byte piece per lane (D > 256 takes aggil_kernel) */
   static_assert (FINAL || SELF, "a pass's pieces are whole words");
   static_assert (!SELF || SELFA || GR == 8, "32-lane pass: one 8-byte piece");
+  /* SPLIT: the lane's K disparities as split pairs (split_run), only
+   * where D fills the lanes (FD). H200, 1080p, 8 passes one after another:
+   * D = 128 1.83 -> 1.72 ms, 720p 1.02 -> 0.95, D = 32 1.36 -> 1.32,
+   * D = 256 the same. Where lanes are left empty they were slower (D = 96
+   * 1.96 -> 2.63, D = 192 3.15 -> 3.36), with the same registers and no
+   * more instructions; not understood, so those keep (d, d + 1) pairs, as
+   * aggil_kernel does. */
+  constexpr bool SPLIT = SELF && FD;
+  static_assert (!SPLIT || NPC == 1, "a pass lane's run is one piece");
   const AggArgs & a = a3.g;
   extern __shared__ uint4 agg_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1283,11 +1368,12 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   bool inmem[KP];
 #pragma unroll
   for (int j = 0; j < KP; j++) {
-    const int d = d0 + 2 * j;
+    /* the pair's halves: d and d + 1, or (SPLIT) d and d + KP */
+    const int d = d0 + (SPLIT ? j : 2 * j), dh = d + (SPLIT ? KP : 1);
     /* FD: D fills the lanes exactly; vm is then a constant and every mask
      * of a pair folds away */
     vm[j] = FD ? 0xffffffffu :
-        (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
+        (d < a.D ? 0xffffu : 0u) | (dh < a.D ? 0xffff0000u : 0u);
     inmem[j] = FD || d < Ds;
   }
   const uint32_t p1x2 = (uint32_t) a.p1 * 0x10001u;
@@ -1397,9 +1483,13 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       }
       if constexpr (SELFA)
         ca = ca + SB == lend ? lbeg : ca + SB;
+      if constexpr (SPLIT) {
+        split_costs < KP > (cw, C2);
+      } else {
 #pragma unroll
-      for (int j = 0; j < KP; j++)
-        C2[j] = __byte_perm (cw[j >> 1], 0u, (j & 1) ? 0x4342 : 0x4140);
+        for (int j = 0; j < KP; j++)
+          C2[j] = __byte_perm (cw[j >> 1], 0u, (j & 1) ? 0x4342 : 0x4140);
+      }
     } else {
 #pragma unroll
       for (int j = 0; j < KP; j++)
@@ -1429,7 +1519,16 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
         up = BIG2;
       if (glane == G - 1)
         dn = BIG2;
-      path_step<KP> (P, up, dn, pmin, p1x2, p2x2, C2, vm);
+      if constexpr (SPLIT) {
+        uint32_t NP[KP];
+        split_run < KP > (P, up, dn, C2, vm, p1x2, neg_pmin2 (pmin), p2x2,
+            NP);
+#pragma unroll
+        for (int j = 0; j < KP; j++)
+          P[j] = NP[j];
+      } else {
+        path_step < KP > (P, up, dn, pmin, p1x2, p2x2, C2, vm);
+      }
       /* the previous pixel's WTA here, off the recurrence's chain */
       if (FINAL)
         wta (Tp, x_of (sx, t - 1, a.dx), pix - pixstep);
@@ -1446,10 +1545,14 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       gout += pstep;
       if (active) {
         uint32_t ow[K / 4];
+        if constexpr (SPLIT) {
+          split_store_words < KP > (P, vm, ow);
+        } else {
 #pragma unroll
-        for (int m = 0; m < K / 4; m++)
-          ow[m] = __byte_perm (P[2 * m] & vm[2 * m],
-              P[2 * m + 1] & vm[2 * m + 1], 0x6420);
+          for (int m = 0; m < K / 4; m++)
+            ow[m] = __byte_perm (P[2 * m] & vm[2 * m],
+                P[2 * m + 1] & vm[2 * m + 1], 0x6420);
+        }
 #pragma unroll
         for (int i = 0; i < NPC; i++)
           if (i < nown) {
@@ -1649,15 +1752,14 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
         up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
         dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
       }
-      const uint32_t pm2 = pmin * 0x10001u;
-      const uint32_t lim = __vadd2 (pm2, p2x2);
+      const uint32_t npm2 = neg_pmin2 (pmin);
       uint32_t NP[KP];
 #pragma unroll
       for (int j = 0; j < KP; j++) {
         const int m = C::piece (j);
         NP[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1],
                 P[j], 0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] :
-                P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, pm2, lim);
+                P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, npm2, p2x2);
       }
 #pragma unroll
       for (int j = 0; j < KP; j++)
