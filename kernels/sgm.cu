@@ -1268,9 +1268,9 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
   static_assert (!SELF || SELFA || GR == 8, "32-lane pass: one 8-byte piece");
   /* SPLIT: the lane's K disparities as split pairs (split_run), only
    * where D fills the lanes (FD). H200, 1080p, 8 passes one after another:
-   * D = 128 1.83 -> 1.72 ms, 720p 1.02 -> 0.95, D = 32 1.36 -> 1.32,
+   * D = 128 1.83 -> 1.73 ms, 720p 1.02 -> 0.95, D = 32 1.36 -> 1.32,
    * D = 256 the same. Where lanes are left empty they were slower (D = 96
-   * 1.96 -> 2.63, D = 192 3.15 -> 3.36), with the same registers and no
+   * 1.95 -> 2.63, D = 192 3.15 -> 3.36), with the same registers and no
    * more instructions; not understood, so those keep (d, d + 1) pairs, as
    * aggil_kernel does. */
   constexpr bool SPLIT = SELF && FD;
