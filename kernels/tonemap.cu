@@ -39,6 +39,7 @@
 #define TM_BINT_PAD ((CI_TM_KEYS + 7) & ~7)     /* bins of the cell keys, uint16 */
 static_assert (CI_TM_EOTF_N % 4 == 0, "the fast kernels' tables follow the EOTF table 16-byte aligned");
 #define TM_NIC 5                        /* input classes of the fast kernels (TmRaw) */
+#define TM_FKEYS_SMEM ((TM_EOTF_N + CI_TM_KEYS) * sizeof (float))   /* tm_fast_keys_kernel */
 
 #define CK(x) do { int e_ = (int) (x); if (e_ != 0) return e_; } while (0)
 #define CKL() CK (cudaGetLastError ())
@@ -61,10 +62,13 @@ struct CiTmCuda
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
   int grid_fast[TM_NIC][2][2];  /* [input class][output class][stats] */
   int grid_fstats[TM_NIC][2];   /* [input class][histogram] */
+  int grid_fkeys[TM_NIC];       /* [input class]: one-pass still statistics */
+  bool two_pass;                /* CI_TM_STILL_TWO_PASS: the passes above instead */
   size_t smem_fast[2][2];       /* [output class][stats] */
   size_t smem_limit;            /* the device's per-block opt-in maximum */
   CiTmMapRange *d_range;
   uint32_t *d_hist, *d_keys;
+  uint32_t *d_kh;               /* CI_TM_KEYS cell counts (still frames) */
   unsigned long long *d_s;
   TmDevState *d_st;
   int grid_minmax, grid_hist, grid_map, grid_map_stats;
@@ -867,7 +871,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
 
 /* Statistics of a still frame (min/max, then the histogram over them)
  * with the fast kernels' loads and the plain EOTF (and log) table: same
- * functions as tm_minmax_kernel / tm_hist_kernel. */
+ * functions as tm_minmax_kernel / tm_hist_kernel. Where the one-pass
+ * tm_fast_keys_kernel below does not fit (or CI_TM_STILL_TWO_PASS=1). */
 template < int IC, bool HIST > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
 tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
@@ -933,6 +938,83 @@ tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     tm_merge_hist (h, g_hist, p.bins);
   else
     tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
+}
+
+/* Index of a cell key in the key histogram: the clamp of
+ * ci_tm_bin_of_key, so that folding the cells into bins gives each pixel
+ * the bin the map kernels look up. */
+static __device__ __forceinline__ uint32_t
+tm_cell (uint32_t k)
+{
+  return min (k - CI_TM_KEY0, CI_TM_KEYS - 1u);
+}
+
+/* Statistics of a still frame in one pass: a histogram of the cell keys
+ * (CI_TM_KEYS counters, 28 KB per block) and their min/max. The bins
+ * depend on the range, but a cell's bin is a function of its key alone
+ * (ci_tm_bin_of_key), so the update kernel folds the cells into this
+ * range's bins afterwards: the same histogram as the min/max pass followed
+ * by the bin pass (tm_fast_stats_kernel), from one read of the frame. */
+template < int IC > __global__ void
+__launch_bounds__ (TM_FBLOCK, TM_FMINB)
+tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
+    uint32_t * keys, uint32_t * g_kh)
+{
+  extern __shared__ float4 sm4[];
+  ci_pdl_launch_next ();        /* the update kernel may take a freed SM */
+  float *eotf = (float *) sm4;
+  uint32_t *h = (uint32_t *) (eotf + TM_EOTF_N);
+  TmFullQuads walk (p);
+  TmRaw < IC > cur = { };
+  if (walk.more ())
+    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
+
+  tm_copy (eotf, g_eotf, TM_EOTF_N);
+  for (int c = threadIdx.x; c < (int) CI_TM_KEYS; c += blockDim.x)
+    h[c] = 0;
+  __syncthreads ();
+
+  /* ci_tm_logq is monotonic in the keys: their min/max give the range */
+  uint32_t klo = 0xffffffffu, khi = 0u;
+  while (walk.more ()) {
+    walk.next ();
+    TmRaw < IC > nxt = { };
+    if (walk.more ())
+      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
+    float r[4], g[4], b[4], a[4], rgb[3];
+    uint32_t key[4], c[4];
+    tm_raw_decode (cur, p, r, g, b, a);
+    for (int i = 0; i < 4; i++) {
+      key[i] = ci_tm_key (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb));
+      c[i] = tm_cell (key[i]);
+    }
+    if (c[1] == c[0] && c[2] == c[0] && c[3] == c[0])
+      atomicAdd (&h[c[0]], 4u);
+    else
+      for (int i = 0; i < 4; i++)
+        atomicAdd (&h[c[i]], 1u);
+    klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
+    khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
+    cur = nxt;
+  }
+
+  walk.edge_quads (p, eotf, in, [&](int x, int y, float (*)[3],
+          const float *yl, const float *, const float *) {
+        for (int i = 0; i < 4; i++)
+          if (tm_valid (p, x, y, i)) {
+            const uint32_t k = ci_tm_key (yl[i]);
+            atomicAdd (&h[tm_cell (k)], 1u);
+            klo = min (klo, k);
+            khi = max (khi, k);
+          }
+      });
+  float lo = INFINITY, hi = -INFINITY;
+  if (khi != 0u) {
+    lo = ci_tm_logq (klo, eotf);
+    hi = ci_tm_logq (khi, eotf);
+  }
+  tm_merge_hist (h, g_kh, (int) CI_TM_KEYS);
+  tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
 }
 
 /* The pair tables (log, OETF) and the 8-bit OETF table from the host's
@@ -1093,18 +1175,19 @@ tm_ema (unsigned long long s, unsigned long long p, int k)
  * value is loaded up front, the divisions are exact double-based ones,
  * and the block-wide steps are one pair scan (KS distance), one barrier
  * vote (cut), one barrier count (occupied bins) and one scan (CDF). */
-template < int IPT > __global__ void __launch_bounds__ (TM_UPD)
+template < int IPT > __global__ void __launch_bounds__ (TM_UPD, 1)
 tm_update_kernel (int bins, uint32_t total, int window,
     unsigned long long thr, int fresh, int do_update, int op, float target,
     float src_cfg, uint32_t * g_hist, uint32_t * keys,
     unsigned long long *s, TmDevState * st, float *map,
-    CiTmMapRange * range)
+    CiTmMapRange * range, uint32_t * g_kh, const float *g_eotf)
 {
   __shared__ union
   {
     TmU2 s2[32];
     unsigned long long sc[32];
   } ts;
+  __shared__ uint32_t kb[CI_TM_MAX_BINS];
   const int t = threadIdx.x, b0 = t * IPT;
   unsigned long long sv[IPT];
   uint32_t hv[IPT];
@@ -1114,16 +1197,37 @@ tm_update_kernel (int bins, uint32_t total, int window,
     sv[i] = b0 + i < bins ? s[b0 + i] : 0ull;
 
   if (do_update) {
-    for (int i = 0; i < IPT; i++)
-      hv[i] = b0 + i < bins ? g_hist[b0 + i] : 0u;
     const float fmin = ci_tm_key_float (keys[0]);
     const float fmax = ci_tm_key_float (keys[1]);
+    if (g_kh) {
+      /* a still frame's cell histogram (tm_fast_keys_kernel), folded into
+       * the bins of its own range as ci_tm_bin_of_key bins the cells (the
+       * cells read are cleared for the next frame) */
+      const float scale = ci_tm_range_scale (fmin, fmax, bins);
+      for (int i = 0; i < IPT; i++)
+        kb[b0 + i] = 0u;
+      __syncthreads ();
+      for (int c = t; c < (int) CI_TM_KEYS; c += TM_UPD) {
+        const uint32_t v = g_kh[c];
+        if (v) {
+          g_kh[c] = 0u;
+          atomicAdd (&kb[ci_tm_bin_of_key (CI_TM_KEY0 + c, g_eotf, fmin,
+                      scale, bins)], v);
+        }
+      }
+      __syncthreads ();
+      for (int i = 0; i < IPT; i++)
+        hv[i] = kb[b0 + i];
+    } else {
+      for (int i = 0; i < IPT; i++)
+        hv[i] = b0 + i < bins ? g_hist[b0 + i] : 0u;
+      /* each thread clears only the bins it has read */
+      for (int i = 0; i < IPT; i++)
+        if (b0 + i < bins)
+          g_hist[b0 + i] = 0;
+    }
     if (window < 1)
       window = 1;
-    /* each thread clears only the bins it has read */
-    for (int i = 0; i < IPT; i++)
-      if (b0 + i < bins)
-        g_hist[b0 + i] = 0;
     const double inv = 4294967296.0 / (double) total;
     unsigned long long pv[IPT];
     for (int i = 0; i < IPT; i++)
@@ -1329,7 +1433,8 @@ tm_reset_stats (CiTmCuda * tm, cudaStream_t s)
 }
 
 static int
-tm_launch_update (CiTmCuda * tm, int fresh, int do_update, cudaStream_t s)
+tm_launch_update (CiTmCuda * tm, int fresh, int do_update, int keyed,
+    cudaStream_t s)
 {
   uint32_t total = (uint32_t) tm->p.width * (uint32_t) tm->p.height;
   /* dependent-launched: its block waits on an SM the statistics kernel
@@ -1338,7 +1443,8 @@ tm_launch_update (CiTmCuda * tm, int fresh, int do_update, cudaStream_t s)
       TM_UPD, 0, s, tm->bins, total, tm->rt.smoothing, \
       (unsigned long long) tm->rt.cut_thr, fresh, do_update, tm->rt.op, \
       tm->rt.target_peak, tm->rt.source_peak, tm->d_hist, tm->d_keys, \
-      tm->d_s, tm->d_st, tm->d_map, tm->d_range)
+      tm->d_s, tm->d_st, tm->d_map, tm->d_range, keyed ? tm->d_kh : NULL, \
+      tm->d_eotf)
   if (tm->bins <= TM_UPD)
     CK (TM_U (1));
   else if (tm->bins <= 2 * TM_UPD)
@@ -1362,6 +1468,7 @@ ci_tm_cuda_destroy (CiTmCuda * tm)
   cudaFree (tm->d_range);
   cudaFree (tm->d_hist);
   cudaFree (tm->d_keys);
+  cudaFree (tm->d_kh);
   cudaFree (tm->d_s);
   cudaFree (tm->d_st);
   cudaFree (tm->d_l);
@@ -1390,6 +1497,10 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     const char *e = getenv ("CI_TM_NO_PDL");
     CK (cudaGetDevice (&dev));
     tm->pdl = ci_pdl_supported (dev) && !(e && atoi (e));
+    /* the min/max pass and the bin pass instead of the cell histogram, for
+     * benchmarks */
+    e = getenv ("CI_TM_STILL_TWO_PASS");
+    tm->two_pass = e && atoi (e);
     /* the fast kernels' tables take more than Turing's 64 KiB per block
      * (4:2:0 outputs, large bins): those variants are left out there.
      * CI_TM_SMEM_LIMIT lowers the limit, to test that on larger GPUs. */
@@ -1410,6 +1521,8 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
   CK (cudaMalloc (&tm->d_range, sizeof (CiTmMapRange)));
   CK (cudaMalloc (&tm->d_hist, p->bins * sizeof (uint32_t)));
   CK (cudaMalloc (&tm->d_keys, 2 * sizeof (uint32_t)));
+  CK (cudaMalloc (&tm->d_kh, CI_TM_KEYS * sizeof (uint32_t)));
+  CK (cudaMemsetAsync (tm->d_kh, 0, CI_TM_KEYS * sizeof (uint32_t), s));
   CK (cudaMalloc (&tm->d_s, p->bins * sizeof (unsigned long long)));
   CK (cudaMalloc (&tm->d_st, sizeof (TmDevState)));
   CK (cudaMemcpyAsync (tm->d_eotf, eotf, TM_EOTF_N * sizeof (float),
@@ -1481,6 +1594,15 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       for (int hs = 0; hs < 2; hs++)
         CK (tm_grid_n (tm, fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
                 nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
+    const void *fkeys[TM_NIC] = { (const void *) tm_fast_keys_kernel < 0 >,
+      (const void *) tm_fast_keys_kernel < 1 >,
+      (const void *) tm_fast_keys_kernel < 2 >,
+      (const void *) tm_fast_keys_kernel < 3 >,
+      (const void *) tm_fast_keys_kernel < 4 >
+    };
+    for (int ic = 0; ic < TM_NIC; ic++)
+      CK (tm_grid_n (tm, fkeys[ic], TM_FBLOCK, TM_FKEYS_SMEM,
+              nqf > 0 ? nqf : 1, &tm->grid_fkeys[ic]));
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int oc = 0; oc < 2; oc++)
         for (int st = 0; st < 2; st++)
@@ -1536,7 +1658,7 @@ ci_tm_cuda_set_runtime (CiTmCuda * tm, const CiTmCudaRuntime * rt,
   tm->p.op = rt->op;
   tm->p.target_peak = rt->target_peak;
   if (tm->primed)
-    return tm_launch_update (tm, 0, 0, (cudaStream_t) stream);
+    return tm_launch_update (tm, 0, 0, 0, (cudaStream_t) stream);
   return 0;
 }
 
@@ -1581,10 +1703,13 @@ tm_can_vec (const CiTmCuda * tm, const CiTmInPlanes * in,
   return ok;
 }
 
+/* *keyed: the statistics are cells in d_kh, for the update to fold */
 static int
-tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
+tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s,
+    int *keyed)
 {
   CK (tm_reset_stats (tm, s));
+  *keyed = 0;
   if (tm->impl & CI_TM_STATS_CUB) {
     size_t n = (size_t) tm->p.width * tm->p.height, bytes = tm->tmp_bytes;
     dim3 g ((tm->p.width + 255) / 256, tm->p.height);
@@ -1608,6 +1733,15 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s)
   }
   const int ic = tm_input_class (tm);
   if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
+      && tm->p.height >= 2 && !tm->two_pass && tm->grid_fkeys[ic] > 0) {
+    tm_with_class (ic,[&](auto k) {
+          constexpr int IC = decltype (k)::value;
+          tm_fast_keys_kernel < IC > <<< tm->grid_fkeys[IC], TM_FBLOCK,
+              TM_FKEYS_SMEM, s >>> (tm->p, *in, tm->d_eotf, tm->d_keys,
+              tm->d_kh);
+        });
+    *keyed = 1;
+  } else if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
       && tm->p.height >= 2 && tm->grid_fstats[ic][0] > 0
       && tm->grid_fstats[ic][1] > 0) {
     int err = 0;
@@ -1741,12 +1875,13 @@ ci_tm_cuda_process (CiTmCuda * tm, const CiTmInPlanes * in,
   if (!tm_planes_ok (tm, in, out))
     return (int) cudaErrorInvalidValue;
   if (tm->rt.smoothing == 0 || !tm->primed) {
-    CK (tm_still_stats (tm, in, s));
-    CK (tm_launch_update (tm, 1, 1, s));
+    int keyed = 0;
+    CK (tm_still_stats (tm, in, s, &keyed));
+    CK (tm_launch_update (tm, 1, 1, keyed, s));
     CK (tm_launch_map (tm, false, in, out, s));
   } else {
     CK (tm_launch_map (tm, true, in, out, s));
-    CK (tm_launch_update (tm, 0, 1, s));
+    CK (tm_launch_update (tm, 0, 1, 0, s));
   }
   tm->primed = 1;
   return 0;
