@@ -752,21 +752,28 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   uint8_t *o8 = (uint8_t *) (bint + TM_BINT_PAD);
   uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
 
-  /* the first quad's input is in flight while the tables are copied */
-  TmFullQuads walk (p);
-  TmRaw < IC > cur = { };
-  if (walk.more ())
-    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
-
+  /* Without statistics (still frames), dependent-launched after the
+   * update kernel: the fixed tables are copied while it runs; its map,
+   * range and cleared statistics (and whatever else came before on the
+   * stream) are read after the wait. (With statistics, on video, the
+   * same measured no faster: the block that waits for the update's SM
+   * starts its share late, by as much as the others gain.) */
   tm_copy (eotf, g_eotf, TM_EOTF_N);
   tm_copy ((float *) lg2, (const float *) g_pairs,
       2 * (TM_L2_N + (OC ? TM_O2_N : 0)));
-  tm_copy (map, g_map, nmap);
   if (!OC)
     tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
   if (STATS)
     for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
       h[b] = 0;
+  ci_pdl_wait_prev ();
+
+  /* the first quad's input is in flight while the map is copied */
+  TmFullQuads walk (p);
+  TmRaw < IC > cur = { };
+  if (walk.more ())
+    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
+  tm_copy (map, g_map, nmap);
   const float lmin = g_range->lmin, scale = g_range->scale;
   const int f = p.out_format;
   const uint32_t eb = tm_sbase (eotf, 0x4B400000u << 2);
@@ -1191,6 +1198,8 @@ tm_update_kernel (int bins, uint32_t total, int window,
   const int t = threadIdx.x, b0 = t * IPT;
   unsigned long long sv[IPT];
   uint32_t hv[IPT];
+  /* the next frame's map kernel copies its fixed tables meanwhile */
+  ci_pdl_launch_next ();
   ci_pdl_wait_prev ();
   TmDevState cur = *st;
   for (int i = 0; i < IPT; i++)
@@ -1784,18 +1793,19 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
   const int oc = tm->p.out_format <= CI_TM_OUT_BGRX ? 0 : 1;
   if (vec && !hwo && ic >= 0 && tm->p.width >= 2 && tm->p.height >= 2
       && tm->grid_fast[ic][oc][STATS] > 0) {
+    int err = 0;
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
-#define TM_F(OC) tm_fast_kernel < IC, OC, STATS > <<< \
-          tm->grid_fast[IC][OC][STATS], TM_FBLOCK, tm->smem_fast[OC][STATS], \
-          s >>> (tm->p, *in, *out, tm->d_pairs, tm->d_eotf, tm->d_oetf8, \
-          tm->d_oetf, tm->d_map, tm->d_range, tm->d_hist, tm->d_keys)
-          if (oc == 0)
-            TM_F (0);
-          else
-            TM_F (1);
+#define TM_F(OC) (int) ci_launch_after (tm->pdl && !STATS, \
+          tm_fast_kernel < IC, OC, \
+          STATS >, tm->grid_fast[IC][OC][STATS], TM_FBLOCK, \
+          tm->smem_fast[OC][STATS], s, tm->p, *in, *out, tm->d_pairs, \
+          tm->d_eotf, tm->d_oetf8, tm->d_oetf, tm->d_map, tm->d_range, \
+          tm->d_hist, tm->d_keys)
+          err = oc == 0 ? TM_F (0) : TM_F (1);
 #undef TM_F
         });
+    CK (err);
     CKL ();
     return 0;
   }
