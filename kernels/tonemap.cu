@@ -61,9 +61,7 @@ struct CiTmCuda
   float2 *d_pairs;              /* TM_L2_N log pairs, TM_O2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
   int grid_fast[TM_NIC][2][2];  /* [input class][output class][stats] */
-  int grid_fstats[TM_NIC][2];   /* [input class][histogram] */
-  int grid_fkeys[TM_NIC];       /* [input class]: one-pass still statistics */
-  bool two_pass;                /* CI_TM_STILL_TWO_PASS: the passes above instead */
+  int grid_fkeys[TM_NIC];       /* [input class]: still statistics */
   size_t smem_fast[2][2];       /* [output class][stats] */
   size_t smem_limit;            /* the device's per-block opt-in maximum */
   CiTmMapRange *d_range;
@@ -680,6 +678,22 @@ tm_bin_s (uint32_t bb, uint32_t k)
   return (int) tm_lds_u16 (bb + 2u * min (k - CI_TM_KEY0, CI_TM_KEYS - 1u));
 }
 
+/* A full quad into a shared histogram at idx[] (bins or cells): one
+ * atomic where the four agree (flat areas); and the min/max of its cell
+ * keys. */
+template < typename I > static __device__ __forceinline__ void
+tm_count_quad (uint32_t * h, const I * idx, const uint32_t * key,
+    uint32_t & klo, uint32_t & khi)
+{
+  if (idx[1] == idx[0] && idx[2] == idx[0] && idx[3] == idx[0])
+    atomicAdd (&h[idx[0]], 4u);
+  else
+    for (int i = 0; i < 4; i++)
+      atomicAdd (&h[idx[i]], 1u);
+  klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
+  khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
+}
+
 /* The fast kernels' walk: a grid-stride loop over the full 2x2 quads
  * (qwf x qhf) without a division per step, then the edge quads of an odd
  * width (last column) or height (last row), by the generic code. */
@@ -806,15 +820,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       key[i] = ci_tm_key (yl[i]);
       bin[i] = tm_bin_s (bb, key[i]);
     }
-    if (STATS) {
-      if (bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0])
-        atomicAdd (&h[bin[0]], 4u);
-      else
-        for (int i = 0; i < 4; i++)
-          atomicAdd (&h[bin[i]], 1u);
-      klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
-      khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
-    }
+    if (STATS)
+      tm_count_quad (h, bin, key, klo, khi);
     float k[4];
     for (int i = 0; i < 4; i++)
       k[i] = p.op == CI_TM_OP_HISTOGRAM ?
@@ -876,77 +883,6 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
-/* Statistics of a still frame (min/max, then the histogram over them)
- * with the fast kernels' loads and the plain EOTF (and log) table: same
- * functions as tm_minmax_kernel / tm_hist_kernel. Where the one-pass
- * tm_fast_keys_kernel below does not fit (or CI_TM_STILL_TWO_PASS=1). */
-template < int IC, bool HIST > __global__ void
-__launch_bounds__ (TM_FBLOCK, TM_FMINB)
-tm_fast_stats_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
-    uint32_t * keys, uint32_t * g_hist)
-{
-  extern __shared__ float4 sm4[];
-  float *eotf = (float *) sm4;
-  uint32_t *h = (uint32_t *) (eotf + TM_EOTF_N);
-  /* the first quad's input is in flight while the tables are copied */
-  TmFullQuads walk (p);
-  TmRaw < IC > cur = { };
-  if (walk.more ())
-    tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
-
-  tm_copy (eotf, g_eotf, TM_EOTF_N);
-  float lmin = 0.0f, scale = 0.0f;
-  if (HIST) {
-    for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
-      h[b] = 0;
-    lmin = ci_tm_key_float (keys[0]);
-    scale = ci_tm_range_scale (lmin, ci_tm_key_float (keys[1]), p.bins);
-  }
-  __syncthreads ();
-
-  float lo = INFINITY, hi = -INFINITY;
-  while (walk.more ()) {
-    walk.next ();
-    TmRaw < IC > nxt = { };
-    if (walk.more ())
-      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
-    float r[4], g[4], b[4], a[4], rgb[3], l[4];
-    tm_raw_decode (cur, p, r, g, b, a);
-    for (int i = 0; i < 4; i++)
-      l[i] = ci_tm_logl (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb),
-          eotf);
-    if (HIST) {
-      int bin[4];
-      for (int i = 0; i < 4; i++)
-        bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
-      if (bin[1] == bin[0] && bin[2] == bin[0] && bin[3] == bin[0])
-        atomicAdd (&h[bin[0]], 4u);
-      else
-        for (int i = 0; i < 4; i++)
-          atomicAdd (&h[bin[i]], 1u);
-    } else {
-      lo = fminf (lo, fminf (fminf (l[0], l[1]), fminf (l[2], l[3])));
-      hi = fmaxf (hi, fmaxf (fmaxf (l[0], l[1]), fmaxf (l[2], l[3])));
-    }
-    cur = nxt;
-  }
-
-  walk.edge_quads (p, eotf, in, [&](int x, int y, float (*)[3],
-          const float *, const float *l, const float *) {
-        if (HIST) {
-          int bin[4];
-          for (int i = 0; i < 4; i++)
-            bin[i] = ci_tm_bin (l[i], lmin, scale, p.bins);
-          tm_hist_quad (h, p, x, y, bin);
-        } else
-          tm_minmax_quad (p, x, y, l, &lo, &hi);
-      });
-  if (HIST)
-    tm_merge_hist (h, g_hist, p.bins);
-  else
-    tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
-}
-
 /* Index of a cell key in the key histogram: the clamp of
  * ci_tm_bin_of_key, so that folding the cells into bins gives each pixel
  * the bin the map kernels look up. */
@@ -960,8 +896,10 @@ tm_cell (uint32_t k)
  * (CI_TM_KEYS counters, 28 KB per block) and their min/max. The bins
  * depend on the range, but a cell's bin is a function of its key alone
  * (ci_tm_bin_of_key), so the update kernel folds the cells into this
- * range's bins afterwards: the same histogram as the min/max pass followed
- * by the bin pass (tm_fast_stats_kernel), from one read of the frame. */
+ * range's bins afterwards: the same histogram as a min/max pass followed
+ * by a bin pass (tm_minmax_kernel, tm_hist_kernel), from one read of the
+ * frame (H200, 4K still P010: 91.7 -> 72.2 us against those passes in
+ * the fast kernels' form). */
 template < int IC > __global__ void
 __launch_bounds__ (TM_FBLOCK, TM_FMINB)
 tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
@@ -995,13 +933,7 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
       key[i] = ci_tm_key (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb));
       c[i] = tm_cell (key[i]);
     }
-    if (c[1] == c[0] && c[2] == c[0] && c[3] == c[0])
-      atomicAdd (&h[c[0]], 4u);
-    else
-      for (int i = 0; i < 4; i++)
-        atomicAdd (&h[c[i]], 1u);
-    klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
-    khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
+    tm_count_quad (h, c, key, klo, khi);
     cur = nxt;
   }
 
@@ -1382,13 +1314,6 @@ tm_scan_test_kernel (const unsigned long long *in, unsigned long long *out,
 }
 
 /* ---- host side ---- */
-static size_t
-tm_fstats_smem (const CiTmCuda * tm, int hist)
-{
-  return TM_EOTF_N * sizeof (float) +
-      (hist ? tm->bins * sizeof (uint32_t) : 0);
-}
-
 static int
 tm_input_class (const CiTmCuda * tm)
 {
@@ -1506,10 +1431,6 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
     const char *e = getenv ("CI_TM_NO_PDL");
     CK (cudaGetDevice (&dev));
     tm->pdl = ci_pdl_supported (dev) && !(e && atoi (e));
-    /* the min/max pass and the bin pass instead of the cell histogram, for
-     * benchmarks */
-    e = getenv ("CI_TM_STILL_TWO_PASS");
-    tm->two_pass = e && atoi (e);
     /* the fast kernels' tables take more than Turing's 64 KiB per block
      * (4:2:0 outputs, large bins): those variants are left out there.
      * CI_TM_SMEM_LIMIT lowers the limit, to test that on larger GPUs. */
@@ -1592,17 +1513,6 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
           p->bins * sizeof (uint32_t);
     }
     long long nqf = (long long) (p->width / 2) * (p->height / 2);
-#define TM_SK(IC) {(const void *) tm_fast_stats_kernel < IC, false >, \
-      (const void *) tm_fast_stats_kernel < IC, true >}
-    const void *fstats[TM_NIC][2] = { TM_SK (0), TM_SK (1), TM_SK (2),
-      TM_SK (3), TM_SK (4)
-    };
-#undef TM_SK
-    /* grid 0: the variant does not fit this device (generic kernels) */
-    for (int ic = 0; ic < TM_NIC; ic++)
-      for (int hs = 0; hs < 2; hs++)
-        CK (tm_grid_n (tm, fstats[ic][hs], TM_FBLOCK, tm_fstats_smem (tm, hs),
-                nqf > 0 ? nqf : 1, &tm->grid_fstats[ic][hs]));
     const void *fkeys[TM_NIC] = { (const void *) tm_fast_keys_kernel < 0 >,
       (const void *) tm_fast_keys_kernel < 1 >,
       (const void *) tm_fast_keys_kernel < 2 >,
@@ -1742,7 +1652,7 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s,
   }
   const int ic = tm_input_class (tm);
   if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
-      && tm->p.height >= 2 && !tm->two_pass && tm->grid_fkeys[ic] > 0) {
+      && tm->p.height >= 2 && tm->grid_fkeys[ic] > 0) {
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
           tm_fast_keys_kernel < IC > <<< tm->grid_fkeys[IC], TM_FBLOCK,
@@ -1750,21 +1660,6 @@ tm_still_stats (CiTmCuda * tm, const CiTmInPlanes * in, cudaStream_t s,
               tm->d_kh);
         });
     *keyed = 1;
-  } else if (tm_can_vec_in (tm, in) && ic >= 0 && tm->p.width >= 2
-      && tm->p.height >= 2 && tm->grid_fstats[ic][0] > 0
-      && tm->grid_fstats[ic][1] > 0) {
-    int err = 0;
-    tm_with_class (ic,[&](auto k) {
-          constexpr int IC = decltype (k)::value;
-#define TM_S(H) tm_fast_stats_kernel < IC, H > <<< tm->grid_fstats[IC][H], \
-          TM_FBLOCK, tm_fstats_smem (tm, H), s >>> (tm->p, *in, tm->d_eotf, \
-          tm->d_keys, tm->d_hist)
-          TM_S (false);
-          if (!(err = (int) cudaGetLastError ()))
-            TM_S (true);
-#undef TM_S
-        });
-    CK (err);
   } else if (tm_can_vec_in (tm, in)) {
     tm_minmax_kernel < true > <<< tm->grid_minmax, TM_BLOCK, tm->smem_minmax,
         s >>> (tm->p, *in, tm->d_eotf, tm->d_keys);
