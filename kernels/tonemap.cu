@@ -1519,6 +1519,7 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
       (const void *) tm_fast_keys_kernel < 3 >,
       (const void *) tm_fast_keys_kernel < 4 >
     };
+    /* grid 0: the variant does not fit this device (generic kernels) */
     for (int ic = 0; ic < TM_NIC; ic++)
       CK (tm_grid_n (tm, fkeys[ic], TM_FBLOCK, TM_FKEYS_SMEM,
               nqf > 0 ? nqf : 1, &tm->grid_fkeys[ic]));
