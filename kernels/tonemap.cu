@@ -939,13 +939,16 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
 
   walk.edge_quads (p, eotf, in, [&](int x, int y, float (*)[3],
           const float *yl, const float *, const float *) {
-        for (int i = 0; i < 4; i++)
+        int cell[4];
+        for (int i = 0; i < 4; i++) {
+          const uint32_t k = ci_tm_key (yl[i]);
+          cell[i] = (int) tm_cell (k);
           if (tm_valid (p, x, y, i)) {
-            const uint32_t k = ci_tm_key (yl[i]);
-            atomicAdd (&h[tm_cell (k)], 1u);
             klo = min (klo, k);
             khi = max (khi, k);
           }
+        }
+        tm_hist_quad (h, p, x, y, cell);
       });
   float lo = INFINITY, hi = -INFINITY;
   if (khi != 0u) {
@@ -1126,7 +1129,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
     TmU2 s2[32];
     unsigned long long sc[32];
   } ts;
-  __shared__ uint32_t kb[CI_TM_MAX_BINS];
+  __shared__ uint32_t kb[IPT * TM_UPD];      /* the bins this block owns */
   const int t = threadIdx.x, b0 = t * IPT;
   unsigned long long sv[IPT];
   uint32_t hv[IPT];
