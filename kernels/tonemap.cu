@@ -1874,6 +1874,51 @@ ci_tm_cuda_read_state (CiTmCuda * tm, uint64_t * s_out, float *map_lut,
   return 0;
 }
 
+/* ci_tm_fdiv_nrm against __fdiv_rn on n random pairs of its domain (a
+ * zero or in [2^-40, 1], b in [2^-100, 2^20]); mismatches counted in *bad */
+__global__ void
+tm_fdiv_test_kernel (unsigned long long n, uint32_t seed,
+    unsigned long long *bad)
+{
+  unsigned long long nb = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long) blockDim.x +
+      threadIdx.x; i < n; i += (unsigned long long) gridDim.x * blockDim.x) {
+    uint32_t h = (uint32_t) i * 0x9E3779B9u ^ (uint32_t) (i >> 32) ^ seed;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    uint32_t h2 = h * 0x2c1b3c6du + 0x297a2d39u;
+    h2 ^= h2 >> 12;
+    h2 *= 0x9E3779B9u;
+    h2 ^= h2 >> 15;
+    const uint32_t alo = 0x2B800000u, ahi = 0x3F800000u;     /* 2^-40, 1 */
+    const uint32_t blo = 0x0D800000u, bhi = 0x49800000u;     /* 2^-100, 2^20 */
+    const float a = (h & 1023u) == 0u ? 0.0f :
+        ci_tm_u2f (alo + (uint32_t) ((unsigned long long) h * (ahi - alo + 1) >> 32));
+    const float b = ci_tm_u2f (blo + (uint32_t) ((unsigned long long) h2 *
+            (bhi - blo + 1) >> 32));
+    nb += ci_tm_f2u (ci_tm_fdiv_nrm (a, b)) != ci_tm_f2u (__fdiv_rn (a, b));
+  }
+  if (nb)
+    atomicAdd (bad, nb);
+}
+
+extern "C" int
+ci_tm_cuda_fdiv_test (uint64_t n, uint32_t seed, uint64_t * bad)
+{
+  unsigned long long *d;
+  cudaError_t e = cudaMalloc ((void **) &d, sizeof *d);
+  if (e != cudaSuccess)
+    return (int) e;
+  cudaMemset (d, 0, sizeof *d);
+  tm_fdiv_test_kernel <<< 1024, 256 >>> (n, seed, d);
+  e = cudaMemcpy (bad, d, sizeof *d, cudaMemcpyDeviceToHost);
+  cudaFree (d);
+  return (int) e;
+}
+
 extern "C" int
 ci_tm_cuda_block_scan_test (const uint64_t * d_in, uint64_t * d_out, int n,
     ci_stream_t stream)

@@ -67,6 +67,9 @@ int ci_tm_cuda_read_state (CiTmCuda * tm, uint64_t * s, float *map_lut,
 /* The update kernel's block scan on n <= CI_TM_MAX_BINS device values. */
 int ci_tm_cuda_block_scan_test (const uint64_t * d_in, uint64_t * d_out,
     int n, ci_stream_t stream);
+/* ci_tm_fdiv_nrm against __fdiv_rn on n random pairs of its domain: the
+ * number that differ in *bad. */
+int ci_tm_cuda_fdiv_test (uint64_t n, uint32_t seed, uint64_t * bad);
 
 #ifdef __cplusplus
 }

@@ -213,6 +213,29 @@ ci_tm_fdiv (float a, float b)
 #endif
 }
 
+/* ci_tm_fdiv for a zero or in [2^-40, 1] and b in [2^-100, 2^20]: the map
+ * factor, whose map values are 0 or above 2^-35 and whose Y is at most
+ * 10^4 cd/m^2. There the reciprocal, quotient and residual of the
+ * reciprocal-and-correction sequence that __fdiv_rn runs are normal
+ * floats, which is when __fdiv_rn returns that sequence's result (its
+ * range check, FCHK, sends only other operands to a slow path). So the
+ * sequence alone gives the same bits, without the check and its branch
+ * (test-tonemap-cuda compares it with __fdiv_rn on 2^34 pairs of that
+ * domain). */
+CI_HD float
+ci_tm_fdiv_nrm (float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  float r;
+  asm ("rcp.approx.ftz.f32 %0, %1;":"=f" (r):"f" (b));
+  r = fmaf (r, fmaf (-b, r, 1.0f), r);
+  const float q = fmaf (a, r, 0.0f);
+  return fmaf (r, fmaf (-b, q, a), q);
+#else
+  return a / b;
+#endif
+}
+
 /* log2 for normal positive x, from IEEE ops only (bit-identical host/device):
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), log2(m) = 2 atanh(t) / ln 2,
  * t = (m-1)/(m+1), odd series to t^11 (|t| <= 0.1716: error < 2e-9). */
@@ -756,8 +779,10 @@ ci_tm_factor (int op, const float *map_lut, const float *eotf_lut, float y,
     int bin)
 {
   if (op == CI_TM_OP_HISTOGRAM) {
-    /* selects, not a branch around the division */
-    const float k = ci_tm_fdiv (map_lut[bin], y > 0.0f ? y : 1.0f);
+    /* selects, not a branch around the division; map values are in
+     * [0, 1], and every Y > 0 is far above 2^-100 (the smallest: HLG at
+     * input-peak 10000, about 4e-11 cd/m^2), so the max changes nothing */
+    const float k = ci_tm_fdiv_nrm (map_lut[bin], fmaxf (y, 0x1p-100f));
     return y > 0.0f ? k : 0.0f;
   }
   return ci_tm_curve_factor (map_lut, ci_tm_logc (y, eotf_lut));

@@ -637,6 +637,19 @@ test_block_scan (void)
   free (o);
 }
 
+/* The map factor's division without the range check equals the IEEE one
+ * over its domain (kernels/tonemap_math.h, ci_tm_fdiv_nrm). */
+static void
+test_fdiv_nrm (void)
+{
+  for (uint32_t seed = 1; seed <= 4; seed++) {
+    uint64_t bad = 1;
+    CK (ci_tm_cuda_fdiv_test (small ? (1ull << 24) : (1ull << 32), seed, &bad));
+    CHECK (bad == 0, "fdiv_nrm seed %u: %llu of the pairs differ from __fdiv_rn",
+        seed, (unsigned long long) bad);
+  }
+}
+
 int
 main (void)
 {
@@ -652,6 +665,7 @@ main (void)
     test_element_replay ();
     return failures ? 1 : 0;
   }
+  test_fdiv_nrm ();
   test_block_scan ();
   test_update_bins ();
   test_element_replay ();
