@@ -678,6 +678,24 @@ tm_bin_s (uint32_t bb, uint32_t k)
   return (int) tm_lds_u16 (bb + 2u * min (k - CI_TM_KEY0, CI_TM_KEYS - 1u));
 }
 
+/* ci_tm_rgb_word as two byte permutes and an or (r8, g8, b8: bytes 0 of
+ * their words, the rest zero): srb = tm_rb_sel (f) puts r8 and b8 at
+ * bytes 0 and 2 in the format's order, 0x4101 g8 and alpha at 1 and 3. */
+static __device__ __forceinline__ uint32_t
+tm_rb_sel (int f)
+{
+  return (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX) ? 0x1014u : 0x1410u;
+}
+
+static __device__ __forceinline__ uint32_t
+tm_rgb_word (uint32_t srb, int f, uint32_t r8, uint32_t g8, uint32_t b8,
+    float a)
+{
+  const uint32_t a8 = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA) ?
+      ci_tm_q8 (a) : 255u;
+  return __byte_perm (r8, b8, srb) | __byte_perm (g8, a8, 0x4101u);
+}
+
 /* A full quad into a shared histogram at idx[] (bins or cells): one
  * atomic where the four agree (flat areas); and the min/max of its cell
  * keys. */
@@ -793,6 +811,7 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   const uint32_t eb = tm_sbase (eotf, 0x4B400000u << 2);
   const uint32_t ob = tm_sbase (o8, 0x4B400000u);
   const uint32_t bb = tm_sbase (bint, 0);
+  const uint32_t srb = tm_rb_sel (f);
   __syncthreads ();
   /* each block bins the cell keys itself (7 k entries: a few per thread,
    * cheaper than copying them) */
@@ -831,7 +850,7 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
       uint32_t w[4];
       for (int i = 0; i < 4; i++) {
         ci_tm_gamut (p.op, k[i], rgb[i]);
-        w[i] = ci_tm_rgb_word (f, tm_oetf8_s (ob, rgb[i][0]),
+        w[i] = tm_rgb_word (srb, f, tm_oetf8_s (ob, rgb[i][0]),
             tm_oetf8_s (ob, rgb[i][1]), tm_oetf8_s (ob, rgb[i][2]), a[i]);
       }
       uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
