@@ -198,8 +198,9 @@ ci_tm_node (float v)
 #endif
 }
 
-/* Division after the bin (map factor, gamut mapping): IEEE, correctly
- * rounded on both sides. With __fdividef (2 ulp) the GPU was one code off
+/* Division after the bin (the gamut mapping; the map factor through
+ * ci_tm_fdiv_nrm below, the same bits): IEEE, correctly rounded on both
+ * sides. With __fdividef (2 ulp) the GPU was one code off
  * on 19 bytes of a 97x55 frame: there k = map / Y taken as map * (1 / Y)
  * is one ulp low, and R = r k falls just below a tie of the 8-bit OETF
  * index (docs/tonemap.md). */
