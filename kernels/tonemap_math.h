@@ -215,7 +215,7 @@ ci_tm_fdiv (float a, float b)
 }
 
 /* ci_tm_fdiv for a zero or in [2^-40, 1] and b in [2^-100, 2^20]: the map
- * factor, whose map values are 0 or above 2^-35 and whose Y is at most
+ * factor, whose map values are 0 or above 2^-36 and whose Y is at most
  * 10^4 cd/m^2. There the reciprocal, quotient and residual of the
  * reciprocal-and-correction sequence that __fdiv_rn runs are normal
  * floats, which is when __fdiv_rn returns that sequence's result (its

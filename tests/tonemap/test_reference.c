@@ -309,6 +309,59 @@ test_constant_and_one_bin (void)
   tm_frame_free (out);
 }
 
+/* The domain ci_tm_fdiv_nrm needs (kernels/tonemap_math.h): every pixel
+ * luminance Y > 0 in [2^-100, 2^20] and every histogram map value 0 or in
+ * [2^-40, 1], for every transfer, input-peak and primaries.  The EOTF is a
+ * nearest-node lookup, so the table's nodes are all the values a channel
+ * takes; Y grows with each channel (HLG's OOTF included: Y = Lw Ys^gamma,
+ * gamma > 0), so single-channel and grey pixels give its extremes. */
+static void
+test_factor_domain (void)
+{
+  const CiTmTransfer trc[] = { CI_TM_TRC_PQ, CI_TM_TRC_HLG, CI_TM_TRC_LINEAR,
+    CI_TM_TRC_SRGB
+  };
+  const float peaks[] = { 1.0f, 203.0f, 1000.0f, 4000.0f, 10000.0f };
+  float ymin = INFINITY, ymax = 0.0f;
+  int bad = 0;
+  for (int t = 0; t < 4; t++)
+    for (int k = 0; k < 5; k++)
+      for (int pr = 0; pr < 2; pr++) {
+        CiTmConfig cfg;
+        CiTmParams p;
+        static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+        float rgb[3];
+        ci_tm_config_defaults (&cfg);
+        cfg.in_format = CI_TM_IN_RGBA64;
+        cfg.transfer = trc[t];
+        cfg.input_peak = peaks[k];
+        cfg.primaries_bt2020 = pr;
+        ci_tm_params_init (&cfg, &p);
+        ci_tm_build_trc_luts (&cfg, eotf, oetf);
+        for (int i = 0; i <= CI_TM_TRC_LUT; i++) {
+          const float x = (float) i / CI_TM_TRC_LUT;
+          const float px[4][3] = { {x, 0, 0}, {0, x, 0}, {0, 0, x}, {x, x, x} };
+          for (int j = 0; j < 4; j++) {
+            const float y = ci_tm_linearize (&p, eotf, px[j][0], px[j][1],
+                px[j][2], rgb);
+            if (y == 0.0f)
+              continue;
+            bad += !(y >= 0x1p-100f && y <= 0x1p20f);
+            ymin = fminf (ymin, y);
+            ymax = fmaxf (ymax, y);
+          }
+        }
+      }
+  CHECK (bad == 0, "%d pixel luminances outside [2^-100, 2^20]", bad);
+  /* the smallest non-zero map value: one count over a total above 2^32 */
+  const float c1 = ci_tm_hist_target (1, 1ull << 33, 0);
+  CHECK (c1 >= 0x1p-40f && ci_tm_hist_target (7, 7, 0) <= 1.0f &&
+      ci_tm_hist_target (0, 5, 1) <= 1.0f, "map values: %g", c1);
+  printf ("map factor's division: Y > 0 in [%.3g, %.3g] cd/m^2 over every "
+      "transfer, input-peak and primaries; smallest map value %.3g\n",
+      ymin, ymax, c1);
+}
+
 /* The statistic on cells (docs/tonemap.md §3): log10 of the cell's lower
  * edge, so within one cell's width below log10(Y + eps), never above;
  * non-decreasing in Y; and a pixel's bin by the per-frame table over the
@@ -746,6 +799,7 @@ main (void)
   test_stats (CI_TM_IN_BGR10A2, 100, 51);
   test_uniform_and_monotonic ();
   test_constant_and_one_bin ();
+  test_factor_domain ();
   test_cell_log ();
   test_bin_clamp ();
   test_flicker_and_cut ();
