@@ -684,15 +684,14 @@ tm_bin_s (uint32_t bb, uint32_t k)
 static __device__ __forceinline__ uint32_t
 tm_rb_sel (int f)
 {
-  return (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX) ? 0x1014u : 0x1410u;
+  return ci_tm_out_bgr (f) ? 0x1014u : 0x1410u;
 }
 
 static __device__ __forceinline__ uint32_t
 tm_rgb_word (uint32_t srb, int f, uint32_t r8, uint32_t g8, uint32_t b8,
     float a)
 {
-  const uint32_t a8 = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA) ?
-      ci_tm_q8 (a) : 255u;
+  const uint32_t a8 = ci_tm_alpha8 (f, a);
   return __byte_perm (r8, b8, srb) | __byte_perm (g8, a8, 0x4101u);
 }
 

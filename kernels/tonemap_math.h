@@ -817,13 +817,26 @@ ci_tm_oetf8 (const uint8_t * oetf8, float v)
   return oetf8[ci_tm_node (v)];
 }
 
+/* RGB outputs: B in byte 0 (BGRA, BGRX)? */
+CI_HD int
+ci_tm_out_bgr (int f)
+{
+  return f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX;
+}
+
+/* RGB outputs: the alpha byte (the input's alpha for RGBA/BGRA, else 255) */
+CI_HD uint32_t
+ci_tm_alpha8 (int f, float a)
+{
+  return (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA) ? ci_tm_q8 (a) : 255u;
+}
+
 /* One RGB output word from 8-bit codes. */
 CI_HD uint32_t
 ci_tm_rgb_word (int f, uint32_t r8, uint32_t g8, uint32_t b8, float a)
 {
-  uint32_t a8 = (f == CI_TM_OUT_RGBA || f == CI_TM_OUT_BGRA) ? ci_tm_q8 (a) :
-      255u;
-  return (f == CI_TM_OUT_BGRA || f == CI_TM_OUT_BGRX) ?
+  uint32_t a8 = ci_tm_alpha8 (f, a);
+  return ci_tm_out_bgr (f) ?
       (b8 | (g8 << 8) | (r8 << 16) | (a8 << 24)) :
       (r8 | (g8 << 8) | (b8 << 16) | (a8 << 24));
 }
