@@ -229,6 +229,33 @@ main (int argc, char **argv)
           "WTA %.3f ms, cost volume %.3f ms (popcount kernel %.3f ms)\n",
           k->w, k->h, p.num_disp, p.paths, median (tp, nr), median (tq, nr),
           median (tk, nr), median (tk2, nr));
+      if (p.paths == 8 && sgm_cuda_sweeps_ok (&p)) {
+        /* the sweeps' layout: the six directions with dy != 0 as two
+         * launches' sums, the horizontal two as u8, their WTA */
+        KL (sgm_cuda_cost_volume (cl, cr, &p, sv, st));
+        const size_t sst = img * sgm_sum_stride (p.num_disp);
+        uint16_t *ss;
+        void *ring;
+        CK (cudaMalloc ((void **) &ss, sst * 2 * 2));
+        CK (cudaMalloc (&ring, sgm_cuda_sweeps_ring_bytes (&p)));
+        float ts[64], th[64], tw[64];
+        for (int r = -1; r < nr; r++) {
+          TIMED (ts, r,
+            KL (sgm_cuda_aggregate_sweeps (sv, &p, ss, sst, ring, st)));
+          TIMED (th, r,
+            for (int dir = 0; dir < 2; dir++)
+              KL (sgm_cuda_aggregate_path_u8 (sv, &p, dir,
+                      sv + (dir + 1) * vstride, st)));
+          TIMED (tw, r,
+            KL (sgm_cuda_wta_sweeps (sv + vstride, vstride, ss, sst, &p, wd,
+                    wi, wk, st)));
+        }
+        printf ("  sweeps %dx%d D=%d: both sweeps %.3f ms, the 2 horizontal "
+            "passes one after the other %.3f ms, WTA %.3f ms\n", k->w, k->h,
+            p.num_disp, median (ts, nr), median (th, nr), median (tw, nr));
+        CK (cudaFree (ss));
+        CK (cudaFree (ring));
+      }
       CK (cudaFree (sv));
     }
     if (vols)

@@ -1845,6 +1845,323 @@ launch_aggil_d (const uint8_t * cost, uint8_t * out, const AggArgs & a,
 #undef IL
 }
 
+
+/* ---- three directions per sweep (sgm_cuda_aggregate_sweeps) ----
+ * The three directions that walk down, (0,+1), (+1,+1) and (-1,+1), in one
+ * kernel, and the three that walk up in the same launch (blockIdx.y): each
+ * cost is fetched once for three paths and the three go out as one uint16
+ * sum, 2 bytes per element instead of 3 written and 3 read back by the WTA
+ * (a frame moves 17 bytes per volume element instead of 25: at 4K, D = 256
+ * 36 GB instead of 53).
+ * A warp owns NC neighbouring columns and walks them row by row, its
+ * 3 x NC path states in registers (32 lanes x 8 disparities, D = 256):
+ * the pixels of a row are independent, so a row's 3 NC steps fill the
+ * pipeline. Only the diagonals cross warps: column x0 takes (+1, dy) from
+ * the left warp's last column, column x0 + NC - 1 takes (-1, dy) from
+ * the right warp's first column, one row earlier. Those two states depend
+ * on the warp's own previous row only, so each row starts by computing and
+ * publishing them (a ring of F3_RING rows in global memory, every word
+ * tagged with its row in the bits a u8 path value leaves free: bits 8..15
+ * of each half, so a reader needs no flag or fence and retries until its
+ * 32 lanes see the tag), and takes its neighbours' at the end of the row:
+ * they were published a row's work earlier. A warp can then be at most 3
+ * rows past the oldest row a neighbour has still to read, so F3_RING = 8
+ * slots are never rewritten unread. Every warp waits on its neighbours, so
+ * all must be resident: a cooperative launch, which refuses grids that do
+ * not fit (the caller then takes another layout). The earlier barrier-per-
+ * row form with a warp per column (bench/sgm_fused.cu) kept the warps in
+ * step and was 2.1x slower than the three passes at 4K. */
+#ifndef F3_WARPS
+#define F3_WARPS 8
+#endif
+#define F3_RING 8
+
+struct F3Args
+{
+  int W, H, nwx;                /* nwx: warps per sweep */
+  uint32_t p1x2, p2x2;
+  size_t ostride;               /* elements from sweep 0's sums to sweep 1's */
+};
+
+/* row i's tag in bits 8..15 of both halves (1..128, never the 0 of a
+ * cleared ring) */
+__device__ __forceinline__ uint32_t
+f3_tag (int i)
+{
+  return ((uint32_t) (i & 127) + 1u) * 0x01000100u;
+}
+
+__device__ __forceinline__ void
+st_relaxed_v4 (uint4 * p, uint4 v)
+{
+  asm volatile ("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};"
+      ::"l" (p), "r" (v.x), "r" (v.y), "r" (v.z), "r" (v.w):"memory");
+}
+
+__device__ __forceinline__ uint4
+ld_relaxed_v4 (const uint4 * p)
+{
+  uint4 v;
+  asm volatile ("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+      :"=r" (v.x), "=r" (v.y), "=r" (v.z), "=r" (v.w):"l" (p):"memory");
+  return v;
+}
+
+/* a neighbour's published state v (read early, perhaps too early): until
+ * every lane sees tag in all four words, read again */
+__device__ __forceinline__ void
+f3_take (uint4 v, const uint4 * p, uint32_t tag, uint32_t (&P)[4])
+{
+  for (;;) {
+    const bool ok = (v.x & 0xff00ff00u) == tag && (v.y & 0xff00ff00u) == tag
+        && (v.z & 0xff00ff00u) == tag && (v.w & 0xff00ff00u) == tag;
+    if (__all_sync (FULL, ok))
+      break;
+    v = ld_relaxed_v4 (p);
+  }
+  P[0] = v.x & 0x00ff00ffu;
+  P[1] = v.y & 0x00ff00ffu;
+  P[2] = v.z & 0x00ff00ffu;
+  P[3] = v.w & 0x00ff00ffu;
+}
+
+/* N: one path step from state P with costs C (the lane's 8 disparities as
+ * (d, d + 1) pairs; D = 256 fills the warp, no padding) */
+__device__ __forceinline__ void
+f3_step (const uint32_t (&P)[4], const uint32_t (&C)[4], uint32_t (&N)[4],
+    int lane, uint32_t p1x2, uint32_t p2x2)
+{
+  const uint32_t mm = __vminu2 (__vminu2 (P[0], P[1]), __vminu2 (P[2], P[3]));
+  const uint32_t pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
+  uint32_t up = __shfl_up_sync (FULL, P[3], 1);
+  uint32_t dn = __shfl_down_sync (FULL, P[0], 1);
+  up = lane == 0 ? BIG2 : up;
+  dn = lane == 31 ? BIG2 : dn;
+  const uint32_t npm2 = neg_pmin2 (pmin);
+  /* split pairs (as the passes where D fills the lanes) measured no
+   * better here: H200, 4 warps per block, 4K 12.32 against 12.37-12.38 ms,
+   * 1080p 3.39-3.41 against 3.37-3.38 */
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    N[j] = path_pair (__byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432),
+        __byte_perm (P[j], j < 3 ? P[j + 1] : dn, 0x5432), P[j], C[j],
+        0xffffffffu, p1x2, npm2, p2x2);
+}
+
+template < int NC >
+__global__ void __launch_bounds__ (F3_WARPS * 32)
+sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
+    uint4 * __restrict__ ring, F3Args a)
+{
+  static_assert (NC >= 2, "the published states must not depend on a neighbour");
+  const int lane = threadIdx.x & 31;
+  const int g = blockIdx.x * F3_WARPS + (threadIdx.x >> 5);
+  if (g >= a.nwx)
+    return;                     /* whole warp; no block barrier below */
+  const int sweep = blockIdx.y; /* 0: dy = +1 (dirs 2, 4, 5); 1: dy = -1 */
+  const int W = a.W, H = a.H, x0 = g * NC;
+  const bool hasl = g > 0, hasr = x0 + NC < W;
+  uint16_t *o = out + sweep * a.ostride + (size_t) x0 * 256 + 8 * lane;
+  /* ring: [sweep][warp][slot] 64 uint4: the (+1, dy) state of the last
+   * column (lanes 0..31), then the (-1, dy) state of the first */
+  uint4 *mine = ring + (size_t) (sweep * a.nwx + g) * F3_RING * 64 + lane;
+  /* the left warp's (+1, dy) state and the right warp's (-1, dy) */
+  const uint4 *left = mine - F3_RING * 64;
+  const uint4 *right = mine + F3_RING * 64 + 32;
+  const uint8_t *cbase = cost + (size_t) x0 * 256 + 8 * lane;
+  const size_t rowb = (size_t) W * 256;
+  auto row_of = [&](int i) { return sweep ? H - 1 - i : i; };
+  auto load = [&](int i, uint2 (&c)[NC]) {
+    const uint8_t *q = cbase + (size_t) row_of (i) * rowb;
+#pragma unroll
+    for (int k = 0; k < NC; k++)
+      c[k] = x0 + k < W ? __ldcs ((const uint2 *) (q + k * 256)) :
+          make_uint2 (0u, 0u);
+  };
+  uint32_t A[NC][4], R[NC][4], L[NC][4];
+  uint2 c0[NC], c1[NC], c2[NC];
+  load (0, c0);
+  if (H > 1)
+    load (1, c1);
+  for (int i = 0; i < H; i++) {
+    if (i + 2 < H)
+      load (i + 2, c2);
+    uint32_t C[NC][4];
+#pragma unroll
+    for (int k = 0; k < NC; k++) {
+      C[k][0] = __byte_perm (c0[k].x, 0u, 0x4140);
+      C[k][1] = __byte_perm (c0[k].x, 0u, 0x4342);
+      C[k][2] = __byte_perm (c0[k].y, 0u, 0x4140);
+      C[k][3] = __byte_perm (c0[k].y, 0u, 0x4342);
+    }
+    const uint32_t tag = f3_tag (i);
+    uint4 *slot = mine + (i % F3_RING) * 64;
+    if (i == 0) {
+      /* every line starts on the first row */
+#pragma unroll
+      for (int k = 0; k < NC; k++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          A[k][j] = R[k][j] = L[k][j] = C[k][j];
+      st_relaxed_v4 (slot, make_uint4 (R[NC - 1][0] | tag, R[NC - 1][1] | tag,
+              R[NC - 1][2] | tag, R[NC - 1][3] | tag));
+      st_relaxed_v4 (slot + 32, make_uint4 (L[0][0] | tag, L[0][1] | tag,
+              L[0][2] | tag, L[0][3] | tag));
+    } else {
+      const int ps = (i - 1) % F3_RING;
+      const uint32_t ptag = f3_tag (i - 1);
+      /* the neighbours' states of row i - 1, read now, checked at the end */
+      const uint4 vl = hasl ? ld_relaxed_v4 (left + ps * 64) : make_uint4 (0, 0, 0, 0);
+      const uint4 vr = hasr ? ld_relaxed_v4 (right + ps * 64) : make_uint4 (0, 0, 0, 0);
+      uint32_t nA[NC][4], nR[NC][4], nL[NC][4];
+      /* first what the neighbours wait for */
+      f3_step (R[NC - 2], C[NC - 1], nR[NC - 1], lane, a.p1x2, a.p2x2);
+      if (x0 + 1 < W)
+        f3_step (L[1], C[0], nL[0], lane, a.p1x2, a.p2x2);
+      else
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          nL[0][j] = C[0][j];
+      st_relaxed_v4 (slot, make_uint4 (nR[NC - 1][0] | tag,
+              nR[NC - 1][1] | tag, nR[NC - 1][2] | tag, nR[NC - 1][3] | tag));
+      st_relaxed_v4 (slot + 32, make_uint4 (nL[0][0] | tag, nL[0][1] | tag,
+              nL[0][2] | tag, nL[0][3] | tag));
+#pragma unroll
+      for (int k = 0; k < NC; k++)
+        f3_step (A[k], C[k], nA[k], lane, a.p1x2, a.p2x2);
+#pragma unroll
+      for (int k = 1; k < NC - 1; k++) {
+        f3_step (R[k - 1], C[k], nR[k], lane, a.p1x2, a.p2x2);
+        if (x0 + k + 1 < W)
+          f3_step (L[k + 1], C[k], nL[k], lane, a.p1x2, a.p2x2);
+        else
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            nL[k][j] = C[k][j];
+      }
+      if (hasl) {
+        uint32_t P[4];
+        f3_take (vl, left + ps * 64, ptag, P);
+        f3_step (P, C[0], nR[0], lane, a.p1x2, a.p2x2);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          nR[0][j] = C[0][j];
+      }
+      if (hasr) {
+        uint32_t P[4];
+        f3_take (vr, right + ps * 64, ptag, P);
+        f3_step (P, C[NC - 1], nL[NC - 1], lane, a.p1x2, a.p2x2);
+      } else {
+        /* x0 + NC - 1 >= W - 1: the line starts here, or the column is
+         * past the image */
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          nL[NC - 1][j] = C[NC - 1][j];
+      }
+#pragma unroll
+      for (int k = 0; k < NC; k++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+          A[k][j] = nA[k][j];
+          R[k][j] = nR[k][j];
+          L[k][j] = nL[k][j];
+        }
+    }
+    uint16_t *q = o + (size_t) row_of (i) * W * 256;
+#pragma unroll
+    for (int k = 0; k < NC; k++) {
+      /* halves <= 3 x 255: no carry between them */
+      if (x0 + k < W)
+        *(uint4 *) (q + k * 256) = make_uint4 (A[k][0] + R[k][0] + L[k][0],
+            A[k][1] + R[k][1] + L[k][1], A[k][2] + R[k][2] + L[k][2],
+            A[k][3] + R[k][3] + L[k][3]);
+    }
+#pragma unroll
+    for (int k = 0; k < NC; k++) {
+      c0[k] = c1[k];
+      c1[k] = c2[k];
+    }
+  }
+}
+
+/* Columns per warp: more make longer rows of independent steps and fewer
+ * hand-overs, fewer make more warps. H200, D = 256: 4K 13.5 ms with 4,
+ * 12.3 with 8 (227 registers, 7 warps per SM); 1080p 3.35 with 4, 3.68
+ * with 8 (too few warps: 240 per sweep). */
+static int
+sweeps_nc (const SgmParams * p)
+{
+  /* CI_SGM_SWEEP_NC (4 or 8) forces it, for the tests */
+  const char *e = getenv ("CI_SGM_SWEEP_NC");
+  const int f = e ? atoi (e) : 0;
+  return f == 4 || f == 8 ? f : p->width >= 3072 ? 8 : 4;
+}
+
+static int
+sweeps_nwx (const SgmParams * p)
+{
+  return (p->width + sweeps_nc (p) - 1) / sweeps_nc (p);
+}
+
+static const void *
+sweeps_kernel (const SgmParams * p)
+{
+  return sweeps_nc (p) == 8 ? (const void *) sweep3_kernel < 8 > :
+      (const void *) sweep3_kernel < 4 >;
+}
+
+extern "C" size_t
+sgm_cuda_sweeps_ring_bytes (const SgmParams * p)
+{
+  return (size_t) 2 * sweeps_nwx (p) * F3_RING * 64 * sizeof (uint4);
+}
+
+/* D = 256 (32 lanes x 8, no padding), every path value a byte, and a grid
+ * that fits the device at once (the cooperative launch's condition) */
+extern "C" int
+sgm_cuda_sweeps_ok (const SgmParams * p)
+{
+  if (p->num_disp != 256 || !sgm_cuda_u8_ok (p))
+    return 0;
+  int dev = 0, sms = 0, coop = 0, nb = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
+      != cudaSuccess || cudaDeviceGetAttribute (&coop,
+          cudaDevAttrCooperativeLaunch, dev) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&nb,
+          sweeps_kernel (p), F3_WARPS * 32, 0) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  const long blocks = 2L * ((sweeps_nwx (p) + F3_WARPS - 1) / F3_WARPS);
+  return coop && blocks <= (long) nb * sms;
+}
+
+extern "C" int
+sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
+    uint16_t * out, size_t ostride, void *ring, ci_stream_t stream)
+{
+  if (sgm_params_valid (p) || !sgm_cuda_sweeps_ok (p) || !cost || !out
+      || !ring || ostride < (size_t) p->width * p->height * 256)
+    return (int) cudaErrorInvalidValue;
+  F3Args a;
+  a.W = p->width;
+  a.H = p->height;
+  a.nwx = sweeps_nwx (p);
+  a.p1x2 = (uint32_t) p->p1 * 0x10001u;
+  a.p2x2 = (uint32_t) p->p2 * 0x10001u;
+  a.ostride = ostride;
+  CHECK (cudaMemsetAsync (ring, 0, sgm_cuda_sweeps_ring_bytes (p),
+          cs (stream)));
+  const dim3 grid ((a.nwx + F3_WARPS - 1) / F3_WARPS, 2);
+  uint4 *r = (uint4 *) ring;
+  void *args[] = { (void *) &cost, (void *) &out, (void *) &r, (void *) &a };
+  CHECK (cudaLaunchCooperativeKernel (sweeps_kernel (p), grid,
+          F3_WARPS * 32, args, 0, cs (stream)));
+  return 0;
+}
+
 template < int KP, bool FINAL, int G = 32 > static size_t
 agg3_smem (const Agg3Args & a3)
 {
@@ -2043,6 +2360,11 @@ struct WtaArgs
   int W, H, D, Ds, min_disp, uniqueness, subpixel, want_right;
   int nvol;                     /* uint8 volumes (vols) */
   size_t vstride;
+  /* uint16 volumes added to them (the sweeps' sums), v16stride elements
+   * apart, element for element (pixel * Ds + d) */
+  const uint16_t *v16;
+  size_t v16stride;
+  int nv16;
 };
 
 /* Right-view keys of a WTA block (WTA_TILE pixels of one row from x0):
@@ -2201,21 +2523,33 @@ sgm_cuda_wta (const uint16_t * sum, const SgmParams * p, int16_t * disp,
  * pairs summed in 16-bit halves (at most 8 x 255): lo = (d, d + 2), hi =
  * (d + 1, d + 3); 0 when !on. All loads are in flight before the first
  * add. */
-template < int NV > __device__ __forceinline__ void
-sum_quad (const uint8_t * pv, size_t vstride, bool on, uint32_t & lo,
-    uint32_t & hi)
+template < int NV, int NV16 > __device__ __forceinline__ void
+sum_quad (const uint8_t * vols, const WtaArgs & a, size_t e, bool on,
+    uint32_t & lo, uint32_t & hi)
 {
   uint32_t w[NV];
+  uint2 w16[NV16 ? NV16 : 1];
+  const uint8_t *pv = vols + e;
 #pragma unroll
   for (int i = 0; i < NV; i++) {
     w[i] = on ? __ldg ((const uint32_t *) pv) : 0u;
-    pv += vstride;
+    pv += a.vstride;
   }
+#pragma unroll
+  for (int i = 0; i < NV16; i++)
+    w16[i] = on ? __ldg ((const uint2 *) (a.v16 + e + i * a.v16stride)) :
+        make_uint2 (0u, 0u);
   lo = hi = 0;
 #pragma unroll
   for (int i = 0; i < NV; i++) {
     lo += w[i] & 0x00ff00ffu;
     hi += (w[i] >> 8) & 0x00ff00ffu;
+  }
+  /* (d, d + 1), (d + 2, d + 3) -> (d, d + 2), (d + 1, d + 3) */
+#pragma unroll
+  for (int i = 0; i < NV16; i++) {
+    lo += __byte_perm (w16[i].x, w16[i].y, 0x5410);
+    hi += __byte_perm (w16[i].x, w16[i].y, 0x7632);
   }
 }
 
@@ -2223,7 +2557,8 @@ sum_quad (const uint8_t * pv, size_t vstride, bool on, uint32_t & lo,
  * read for the warp's 8 pixels at once (lane = 4 x pixel + quad) instead
  * of by a group of 32 lanes per pixel: H200, 1080p, D = 270: WTA 2.01 ->
  * 1.57 ms, pipeline 5.81 -> 5.38 */
-template < int KQ, int NV, bool TAIL > __device__ __forceinline__ void
+template < int KQ, int NV, bool TAIL, int NV16 = 0 >
+__device__ __forceinline__ void
 wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
@@ -2264,8 +2599,8 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     unsigned tv[4] = { 0xffffu, 0xffffu, 0xffffu, 0xffffu };
     if (x < a.W && td0 < a.Ds) {
       uint32_t lo, hi;
-      sum_quad < NV > (vols + ((size_t) y * a.W + x) * a.Ds + td0,
-          a.vstride, true, lo, hi);
+      sum_quad < NV, NV16 > (vols, a, ((size_t) y * a.W + x) * a.Ds + td0,
+          true, lo, hi);
       tv[0] = lo & 0xffffu;
       tv[1] = hi & 0xffffu;
       tv[2] = lo >> 16;
@@ -2336,7 +2671,6 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     if (x >= a.W)
       break;                    /* warp-uniform */
     const size_t pix = (size_t) y * a.W + x;
-    const uint8_t *q = vols + pix * a.Ds;
     unsigned v[4 * KQ];
     uint32_t LO[KQ], HI[KQ];    /* S as 16-bit pairs (dlo, dhi order) */
     unsigned best = 0xffffffffu;
@@ -2344,7 +2678,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     for (int g = 0; g < KQ; g++) {
       const int d0 = 4 * (g * 32 + lane);
       uint32_t lo, hi;          /* Ds is a multiple of 8 */
-      sum_quad < NV > (q + d0, a.vstride, d0 < a.Ds, lo, hi);
+      sum_quad < NV, NV16 > (vols, a, pix * a.Ds + d0, d0 < a.Ds, lo, hi);
       if (PACK) {
         lo |= plo[g];
         hi |= phi[g];
@@ -2518,34 +2852,34 @@ wta8_minb ()
       KQ <= 4 ? SGM_WTA_MB3 : 0;
 }
 
-template < int KQ, int NV, bool TAIL >
+template < int KQ, int NV, bool TAIL, int NV16 >
 __global__ void __launch_bounds__ (WTA_WARPS * 32)
 wta8_kernel (const uint8_t * __restrict__ vols, WtaArgs a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
 {
-  wta8_body < KQ, NV, TAIL > (vols, a, disp, dint, right_key);
+  wta8_body < KQ, NV, TAIL, NV16 > (vols, a, disp, dint, right_key);
 }
 
-template < int KQ, int NV, bool TAIL, int MB >
+template < int KQ, int NV, bool TAIL, int NV16, int MB >
 __global__ void __launch_bounds__ (WTA_WARPS * 32, MB)
 wta8_kernel_mb (const uint8_t * __restrict__ vols, WtaArgs a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
 {
-  wta8_body < KQ, NV, TAIL > (vols, a, disp, dint, right_key);
+  wta8_body < KQ, NV, TAIL, NV16 > (vols, a, disp, dint, right_key);
 }
 
-template < int KQ, int NV, bool TAIL > static void
+template < int KQ, int NV, bool TAIL, int NV16 = 0 > static void
 wta8_go (dim3 g, size_t smem, cudaStream_t s, const uint8_t * vols,
     const WtaArgs & a, int16_t * disp, int16_t * dint, uint32_t * right_key)
 {
   constexpr int MB = wta8_minb < KQ, TAIL > ();
   const auto kernel = [] {
     if constexpr (MB > 0)
-      return wta8_kernel_mb < KQ, NV, TAIL, MB >;
+      return wta8_kernel_mb < KQ, NV, TAIL, NV16, MB >;
     else
-      return wta8_kernel < KQ, NV, TAIL >;
+      return wta8_kernel < KQ, NV, TAIL, NV16 >;
   }();
   kernel <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp, dint, right_key);
 }
@@ -2556,6 +2890,17 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
 {
   const dim3 g = wta_grid (a);
   const size_t smem = wta_smem (a);
+  if (a.nv16) {
+    /* the sweeps' layout: D = 256, two horizontal u8 volumes and two sums */
+    if constexpr (KQ == 2 && !TAIL) {
+      if (a.nvol != 2 || a.nv16 != 2)
+        return (int) cudaErrorInvalidValue;
+      wta8_go < KQ, 2, TAIL, 2 > (g, smem, s, vols, a, disp, dint, right_key);
+      CHECK_LAUNCH ();
+      return 0;
+    }
+    return (int) cudaErrorInvalidValue;
+  }
   if (a.nvol == 4)
     wta8_go < KQ, 4, TAIL > (g, smem, s, vols, a, disp, dint, right_key);
   else
@@ -2566,7 +2911,8 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
 
 static int
 wta_any (const uint16_t * sum, const uint16_t * sum2, const uint8_t * vols,
-    int nvol, size_t vstride, const SgmParams * p, int16_t * disp,
+    int nvol, size_t vstride, const uint16_t * v16, int nv16,
+    size_t v16stride, const SgmParams * p, int16_t * disp,
     int16_t * dint, uint32_t * right_key, ci_stream_t stream)
 {
   if (p->num_disp < 1 || p->num_disp > SGM_MAX_DISP)
@@ -2582,6 +2928,9 @@ wta_any (const uint16_t * sum, const uint16_t * sum2, const uint8_t * vols,
   a.want_right = right_key != NULL;
   a.nvol = nvol;
   a.vstride = vstride;
+  a.v16 = v16;
+  a.nv16 = nv16;
+  a.v16stride = v16stride;
   if (vols) {
     const int KQ = (a.D + 127) / 128;
     /* a last group of at most 4 quads as wta8_kernel's TAIL (D = 129..144,
@@ -2615,7 +2964,8 @@ sgm_cuda_wta2 (const uint16_t * sum, const uint16_t * sum2,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream)
 {
-  return wta_any (sum, sum2, NULL, 0, 0, p, disp, dint, right_key, stream);
+  return wta_any (sum, sum2, NULL, 0, 0, NULL, 0, 0, p, disp, dint,
+      right_key, stream);
 }
 
 extern "C" int
@@ -2625,8 +2975,19 @@ sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
 {
   if (!vols || (nvol != 4 && nvol != 8))  /* the path counts */
     return (int) cudaErrorInvalidValue;
-  return wta_any (NULL, NULL, vols, nvol, vstride, p, disp, dint, right_key,
-      stream);
+  return wta_any (NULL, NULL, vols, nvol, vstride, NULL, 0, 0, p, disp,
+      dint, right_key, stream);
+}
+
+extern "C" int
+sgm_cuda_wta_sweeps (const uint8_t * vols, size_t vstride,
+    const uint16_t * sums, size_t sstride, const SgmParams * p,
+    int16_t * disp, int16_t * dint, uint32_t * right_key, ci_stream_t stream)
+{
+  if (!vols || !sums || p->num_disp != 256)
+    return (int) cudaErrorInvalidValue;
+  return wta_any (NULL, NULL, vols, 2, vstride, sums, 2, sstride, p, disp,
+      dint, right_key, stream);
 }
 
 __global__ void
@@ -2839,8 +3200,13 @@ sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
  * When one cannot be allocated the next is used from then on.
  * Then, in all: census words (2 x 8 bytes per pixel), disparity, winner
  * index, right-view keys, the output buffer of compute_output. */
-enum { LAYOUT_U8W, LAYOUT_U8, LAYOUT_SPLIT, LAYOUT_COMPACT, LAYOUT_N };
+/* CI_SGM_LAYOUT's numbers; the order of preference is pick_layout's */
+enum { LAYOUT_U8W, LAYOUT_U8, LAYOUT_SPLIT, LAYOUT_COMPACT, LAYOUT_SW,
+  LAYOUT_N };
 #define SGM_SIDE 3              /* side streams */
+#ifndef SGM_SW_HFIRST
+#define SGM_SW_HFIRST 0
+#endif
 
 struct SgmCuda
 {
@@ -2879,6 +3245,8 @@ layout_applies (const SgmParams * p, int layout, int forced)
           && sgm_cuda_final_fits (p, p->paths - 1);
     case LAYOUT_U8W:
       return sgm_cuda_u8_ok (p);
+    case LAYOUT_SW:
+      return p->paths == 8 && sgm_cuda_sweeps_ok (p);
     default:
       return 1;
   }
@@ -2892,9 +3260,12 @@ pick_layout (const SgmCuda * s, const SgmParams * p)
   const int l = s ? s->force_layout : -1;
   if (l >= 0 && l < LAYOUT_N && layout_applies (p, l, 1) && !s->failed[l])
     return l;
-  for (int l = 0; l < LAYOUT_COMPACT; l++)
-    if (layout_applies (p, l, 0) && !(s && s->failed[l]))
-      return l;
+  static const int order[] = { LAYOUT_SW, LAYOUT_U8W, LAYOUT_U8,
+    LAYOUT_SPLIT
+  };
+  for (int i = 0; i < (int) (sizeof order / sizeof order[0]); i++)
+    if (layout_applies (p, order[i], 0) && !(s && s->failed[order[i]]))
+      return order[i];
   return LAYOUT_COMPACT;
 }
 
@@ -2923,6 +3294,10 @@ bytes_for (const SgmParams * p, int layout)
     case LAYOUT_U8W:
       vols = (size_t) (1 + p->paths) * vol;
       break;
+    case LAYOUT_SW:
+      vols = 3 * vol + 2 * align256 (n * Ds * 2) +
+          align256 (sgm_cuda_sweeps_ring_bytes (p));
+      break;
     case LAYOUT_SPLIT:
       vols = 2 * align256 (n * Ds * 2) + vol;
       break;
@@ -2947,6 +3322,8 @@ struct Carve
   uint16_t *sum;                /* compact, split */
   uint16_t *sum2;               /* split: the horizontal paths */
   uint8_t *cost;                /* compact, split */
+  size_t sstride;               /* sweeps: elements from sum to the second */
+  void *ring;                   /* sweeps */
   int16_t *tmp, *dint, *fin;
   uint32_t *key;
 };
@@ -2965,7 +3342,18 @@ carve (void *mem, const SgmParams * p, int layout, Carve * c)
   c->vstride = vol_stride (p);
   c->sum = c->sum2 = NULL;
   c->cost = NULL;
-  if (layout == LAYOUT_U8 || layout == LAYOUT_U8W) {
+  c->ring = NULL;
+  c->sstride = 0;
+  if (layout == LAYOUT_SW) {
+    /* costs, then paths 0 and 1 (uint8); the two sums; the ring */
+    c->vols = m;
+    m += 3 * c->vstride;
+    c->sum = (uint16_t *) m;
+    c->sstride = align256 (n * Ds * 2) / 2;
+    m += 2 * align256 (n * Ds * 2);
+    c->ring = m;
+    m += align256 (sgm_cuda_sweeps_ring_bytes (p));
+  } else if (layout == LAYOUT_U8 || layout == LAYOUT_U8W) {
     c->vols = m;
     m += (size_t) (p->paths + (layout == LAYOUT_U8W)) * c->vstride;
   } else {
@@ -3168,6 +3556,45 @@ compute_into (SgmCuda * s, const SgmParams * p,
         return err;
     if ((err = sgm_cuda_aggregate_final (c.vols, p->paths - 1, c.vstride, p,
                 c.tmp, c.dint, lr ? c.key : NULL, stream)))
+      return err;
+  } else if (layout == LAYOUT_SW) {
+    /* the sweeps here, the horizontal paths (volumes 1 and 2) on two side
+     * streams; the sweeps first: their cooperative launch needs room for
+     * every block at once */
+    if ((err = sgm_cuda_cost_volume (c.cl, c.cr, p, c.vols, stream)))
+      return err;
+    CHECK (cudaEventRecord (s->fork, cs (stream)));
+    for (int i = 0; i < 2; i++)
+      CHECK (cudaStreamWaitEvent (s->side[i], s->fork, 0));
+    if (!SGM_SW_HFIRST)
+      err = sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
+          stream);
+    for (int dir = 0; dir < 2 && !err; dir++)
+      err = sgm_cuda_aggregate_path_u8 (c.vols, p, dir,
+          c.vols + (1 + dir) * c.vstride, (ci_stream_t) s->side[dir]);
+    if (SGM_SW_HFIRST && !err)
+      err = sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
+          stream);
+    for (int i = 0; i < 2; i++) {
+      int e = (int) cudaEventRecord (s->join[i], s->side[i]);
+      if (!e)
+        e = (int) cudaStreamWaitEvent (cs (stream), s->join[i], 0);
+      err = err ? err : e;
+    }
+    if (err == (int) cudaErrorCooperativeLaunchTooLarge) {
+      /* fewer SMs than the device reports (e.g. an MPS share): the next
+       * layout from now on, this frame again */
+      (void) cudaGetLastError ();
+      s->failed[LAYOUT_SW] = 1;
+      return compute_into (s, p, left, left_stride, right, right_stride,
+          luma, dispp, disp_pitch, to_fin, stream);
+    }
+    if (err)
+      return err;
+    if (lr)
+      CHECK (cudaMemsetAsync (c.key, 0xff, n * 4, cs (stream)));
+    if ((err = sgm_cuda_wta_sweeps (c.vols + c.vstride, c.vstride, c.sum,
+                c.sstride, p, c.tmp, c.dint, lr ? c.key : NULL, stream)))
       return err;
   } else if (layout == LAYOUT_U8W) {
     /* volume 0 = costs, volume 1 + d = path d; the horizontal paths

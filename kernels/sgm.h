@@ -87,6 +87,21 @@ int sgm_cuda_wta2 (const uint16_t * sum, const uint16_t * sum2,
 int sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream);
+/* The sweeps (D = 256, 8 paths, every path value a byte): the three
+ * directions with dy = +1 (2, 4, 5) summed into @out (uint16, the layout
+ * of sgm_cuda_aggregate_path), the three with dy = -1 (3, 6, 7) into
+ * @out + @ostride, in one cooperative launch. @ring: scratch of
+ * sgm_cuda_sweeps_ring_bytes. sgm_cuda_sweeps_ok: whether it applies and
+ * its grid fits the current device at once. */
+int sgm_cuda_sweeps_ok (const SgmParams * p);
+size_t sgm_cuda_sweeps_ring_bytes (const SgmParams * p);
+int sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
+    uint16_t * out, size_t ostride, void *ring, ci_stream_t stream);
+/* The WTA of sgm_cuda_wta_u8 on 2 uint8 volumes (the horizontal paths,
+ * @vstride bytes apart) plus the 2 sums of sgm_cuda_aggregate_sweeps. */
+int sgm_cuda_wta_sweeps (const uint8_t * vols, size_t vstride,
+    const uint16_t * sums, size_t sstride, const SgmParams * p,
+    int16_t * disp, int16_t * dint, uint32_t * right_key, ci_stream_t stream);
 /* dright[i] = right_key[i] & 2047, or -1 (tests only). */
 int sgm_cuda_right_from_keys (const uint32_t * right_key, int n,
     int16_t * dright, ci_stream_t stream);

@@ -3,7 +3,8 @@
  * paths), WTA (left disparity, winner index, right winners), LR check,
  * median, whole pipeline with pitched output, output conversion; the
  * pipeline's u8 form too (each path alone as a uint8 volume, the fused
- * last pass with its WTA) and the pipeline in both layouts.
+ * last pass with its WTA), the sweeps (three directions summed per
+ * launch, D = 256) with their WTA, and the pipeline in every layout.
  * num-disparities 1, 16, 32, 64, 128, 129, 140, 180, 200, 256, 270, 300,
  * 320, 333, 384, 400, 417, 448, 470, 512, 540 .. 930, 1024 on odd sizes
  * and odd pitches, and true disparities placed around the WTA's tails.
@@ -358,6 +359,62 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
       KL (sgm_cuda_aggregate_path_u8 (dvols, &p, dir, dpaths + dir * vstride,
               stream));
   }
+  /* the sweeps: directions 2, 4, 5 (dy = +1) summed, and 3, 6, 7 */
+  uint16_t *dsw = NULL;
+  const size_t sst = nvs + 56;  /* elements between the two sums */
+  if (u8ok && p.paths == 8 && sgm_cuda_sweeps_ok (&p)) {
+    dsw = dalloc (sst * 2 * 2);
+    /* a ring for either count of columns per warp (the fewer, the more
+     * warps and ring slots) */
+    const char *fnc = getenv ("CI_SGM_SWEEP_NC");
+    char keep[8];
+    snprintf (keep, sizeof keep, "%s", fnc ? fnc : "");
+    setenv ("CI_SGM_SWEEP_NC", "4", 1);
+    const size_t rb = sgm_cuda_sweeps_ring_bytes (&p);
+    if (*keep)
+      setenv ("CI_SGM_SWEEP_NC", keep, 1);
+    else
+      unsetenv ("CI_SGM_SWEEP_NC");
+    void *dring = dalloc (rb);
+    poison (dring, rb);
+    uint16_t *want = malloc (nv * 2), *got = malloc (nvs * 2);
+    /* the default's columns per warp, then 4 and 8; the second run finds
+     * the ring as the first left it */
+    for (int rep = 0; rep < 4; rep++) {
+      if (rep >= 2)
+        setenv ("CI_SGM_SWEEP_NC", rep == 2 ? "4" : "8", 1);
+      poison (dsw, sst * 2 * 2);
+      KL (sgm_cuda_aggregate_sweeps (dcost, &p, dsw, sst, dring, stream));
+      for (int s = 0; s < 2; s++) {
+        static const int dirs[2][3] = { {2, 4, 5}, {3, 6, 7} };
+        for (int k = 0; k < 3; k++)
+          if (sgm_ref_aggregate_path (cl, cr, &p, dirs[s][k], want, k > 0) < 0)
+            exit (1);
+        copy (got, dsw + s * sst, nvs * 2, cudaMemcpyDeviceToHost);
+        long bad = 0;
+        for (size_t i = 0; i < n; i++)
+          for (int d = 0; d < D; d++)
+            bad += got[i * (nvs / n) + d] != want[i * D + d];
+        checks++;
+        if (bad) {
+          failures++;
+          printf ("FAIL %s sweep %s (run %d): %ld differ\n", tag,
+              s ? "up" : "down", rep, bad);
+        }
+      }
+    }
+    if (*keep)
+      setenv ("CI_SGM_SWEEP_NC", keep, 1);
+    else
+      unsetenv ("CI_SGM_SWEEP_NC");
+    free (want);
+    free (got);
+    CK (cudaFree (dring));
+  } else if (D == 256 && u8ok && p.paths == 8) {
+    checks++;
+    failures++;
+    printf ("FAIL %s the sweeps do not apply\n", tag);
+  }
   CK (cudaFree (dcost));
 
   /* WTA, right winners, LR, median */
@@ -398,6 +455,19 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     compare (tag, "uint8 volumes WTA disparity", ddisp, disp, n, 2);
     compare (tag, "uint8 volumes WTA index", ddint, dint, n, 2);
     compare (tag, "uint8 volumes right WTA", ddr, dr, n, 2);
+    if (dsw) {
+      /* the horizontal paths' volumes and the two sums */
+      poison (ddisp, n * 2);
+      poison (ddint, n * 2);
+      CK (cudaMemsetAsync (dkey, 0xff, n * 4, stream));
+      KL (sgm_cuda_wta_sweeps (dpaths, vstride, dsw, sst, &p, ddisp, ddint,
+              dkey, stream));
+      KL (sgm_cuda_right_from_keys (dkey, (int) n, ddr, stream));
+      compare (tag, "sweeps WTA disparity", ddisp, disp, n, 2);
+      compare (tag, "sweeps WTA index", ddint, dint, n, 2);
+      compare (tag, "sweeps right WTA", ddr, dr, n, 2);
+      CK (cudaFree (dsw));
+    }
     CK (cudaFree (dpaths));
   }
   /* back to the plain WTA's state */
@@ -460,7 +530,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   const int chosen = sgm_cuda_layout (ctx);
   /* every scratch layout the pipeline can take (forced where it applies;
    * where it does not, the unforced choice runs) */
-  for (int l = 0; l < 4; l++) {
+  for (int l = 0; l < 5; l++) {
     char v[8];
     snprintf (v, sizeof v, "%d", l);
     setenv ("CI_SGM_LAYOUT", v, 1);
@@ -470,7 +540,8 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     KL (sgm_cuda_create (&cl2));
     check_pipe (tag, what, &pp, cl2, &p, full, hm);
     /* the conditions below restate kernels/sgm.cu's layout_applies */
-    const int applies = l >= 2 || (sgm_cuda_u8_ok (&p) && (l == 0
+    const int applies = l == 4 ? sgm_cuda_u8_ok (&p) && p.paths == 8
+        && sgm_cuda_sweeps_ok (&p) : l >= 2 || (sgm_cuda_u8_ok (&p) && (l == 0
             || sgm_cuda_final_fits (&p, p.paths - 1)));
     const int want = applies ? l : chosen;
     checks++;
@@ -487,7 +558,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
   {
     size_t lim = (size_t) -1;
     int prev = -1;
-    for (int step = 0; step < 3; step++) {
+    for (int step = 0; step < 4; step++) {
       char v[32];
       snprintf (v, sizeof v, "%zu", lim);
       setenv ("CI_SGM_MAX_BYTES", v, 1);       /* read by sgm_cuda_create */
@@ -502,7 +573,9 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
       }
       KL (err);
       const size_t got = sgm_cuda_bytes (cm);
-      const int lay = sgm_cuda_layout (cm);
+      /* rank in kernels/sgm.cu's order of preference (pick_layout):
+       * sweeps (4), u8 + WTA (0), u8 (1), split (2), compact (3) */
+      const int lay = (sgm_cuda_layout (cm) + 1) % 5;
       checks++;
       /* each limit moves the context to a later layout */
       if (memcmp (hm, full, n * 2) || got > lim || lay <= prev) {
@@ -610,6 +683,15 @@ main (int argc, char **argv)
     {555, 7, 512, 0, SGM_CENSUS_9X7, 0, 8},
     {83, 13, 200, 0, SGM_CENSUS_9X7, 0, 8},
     {301, 9, 256, 2, SGM_CENSUS_9X7, 0, 8},
+    /* the sweeps (D = 256): warps of 4 columns with 1..4 in the last,
+     * rows past the ring and its tags (8 and 128), one and two columns */
+    {263, 23, 256, -3, SGM_CENSUS_SYM_9X7, 2, 8},
+    {130, 300, 256, 0, SGM_CENSUS_9X7, 0, 8},
+    {5, 40, 256, 0, SGM_CENSUS_9X7, 1, 8},
+    {2, 17, 256, 0, SGM_CENSUS_9X7, 0, 8},
+    {1, 9, 256, 0, SGM_CENSUS_9X7, 0, 8},
+    {262, 10, 256, 0, SGM_CENSUS_9X7, 0, 4},
+    {3077, 6, 256, 1, SGM_CENSUS_9X7, 2, 8},   /* 8 columns per warp */
     {1061, 5, 1024, 0, SGM_CENSUS_9X7, 1, 8},
     /* more pair counts per lane, and the WTA's tail after 3 groups (400) */
     {197, 7, 180, 1, SGM_CENSUS_9X7, 0, 8},
