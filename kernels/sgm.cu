@@ -1878,7 +1878,7 @@ launch_aggil_d (const uint8_t * cost, uint8_t * out, const AggArgs & a,
 
 struct F3Args
 {
-  int W, H, nwx;                /* nwx: warps per sweep */
+  int W, H, D, Ds, nwx;         /* nwx: warps per sweep */
   uint32_t p1x2, p2x2;
   size_t ostride;               /* elements from sweep 0's sums to sweep 1's */
 };
@@ -1907,192 +1907,323 @@ ld_relaxed_v4 (const uint4 * p)
   return v;
 }
 
-/* a neighbour's published state v (read early, perhaps too early): until
- * every lane sees tag in all four words, read again */
-__device__ __forceinline__ void
-f3_take (uint4 v, const uint4 * p, uint32_t tag, uint32_t (&P)[4])
+/* a neighbour's published state (NW words per lane, read early, perhaps
+ * too early: v): until every lane sees tag in all its words, read again;
+ * then the padding halves (vm clear) back to BIG2 */
+template < int KP > __device__ __forceinline__ void
+f3_take (uint4 (&v)[(KP + 3) / 4], const uint4 * p, uint32_t tag,
+    const uint32_t (&vm)[KP], uint32_t (&P)[KP])
 {
+  constexpr int NW = (KP + 3) / 4;
   for (;;) {
-    const bool ok = (v.x & 0xff00ff00u) == tag && (v.y & 0xff00ff00u) == tag
-        && (v.z & 0xff00ff00u) == tag && (v.w & 0xff00ff00u) == tag;
+    bool ok = true;
+#pragma unroll
+    for (int j = 0; j < KP; j++) {
+      const uint32_t w = (&v[j / 4].x)[j % 4];
+      ok = ok && (w & 0xff00ff00u) == tag;
+    }
     if (__all_sync (FULL, ok))
       break;
-    v = ld_relaxed_v4 (p);
-  }
-  P[0] = v.x & 0x00ff00ffu;
-  P[1] = v.y & 0x00ff00ffu;
-  P[2] = v.z & 0x00ff00ffu;
-  P[3] = v.w & 0x00ff00ffu;
-}
-
-/* N: one path step from state P with costs C (the lane's 8 disparities as
- * (d, d + 1) pairs; D = 256 fills the warp, no padding) */
-__device__ __forceinline__ void
-f3_step (const uint32_t (&P)[4], const uint32_t (&C)[4], uint32_t (&N)[4],
-    int lane, uint32_t p1x2, uint32_t p2x2)
-{
-  const uint32_t mm = __vminu2 (__vminu2 (P[0], P[1]), __vminu2 (P[2], P[3]));
-  const uint32_t pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
-  uint32_t up = __shfl_up_sync (FULL, P[3], 1);
-  uint32_t dn = __shfl_down_sync (FULL, P[0], 1);
-  up = lane == 0 ? BIG2 : up;
-  dn = lane == 31 ? BIG2 : dn;
-  const uint32_t npm2 = neg_pmin2 (pmin);
-  /* split pairs (as the passes where D fills the lanes) measured no
-   * better here: H200, 4 warps per block, 4K 12.32 against 12.37-12.38 ms,
-   * 1080p 3.39-3.41 against 3.37-3.38 */
 #pragma unroll
-  for (int j = 0; j < 4; j++)
-    N[j] = path_pair (__byte_perm (j > 0 ? P[j - 1] : up, P[j], 0x5432),
-        __byte_perm (P[j], j < 3 ? P[j + 1] : dn, 0x5432), P[j], C[j],
-        0xffffffffu, p1x2, npm2, p2x2);
+    for (int i = 0; i < NW; i++)
+      v[i] = ld_relaxed_v4 (p + 32 * i);
+  }
+#pragma unroll
+  for (int j = 0; j < KP; j++)
+    P[j] = ((&v[j / 4].x)[j % 4] & 0x00ff00ffu & vm[j]) | (BIG2 & ~vm[j]);
 }
 
-template < int NC >
+template < int KP > __device__ __forceinline__ void
+f3_publish (uint4 * p, const uint32_t (&P)[KP], const uint32_t (&vm)[KP],
+    uint32_t tag)
+{
+  constexpr int NW = (KP + 3) / 4;
+  uint32_t w[4 * NW];
+#pragma unroll
+  for (int j = 0; j < 4 * NW; j++)
+    w[j] = j < KP ? (P[j] & vm[j]) | tag : tag;
+#pragma unroll
+  for (int i = 0; i < NW; i++)
+    st_relaxed_v4 (p + 32 * i, make_uint4 (w[4 * i], w[4 * i + 1],
+            w[4 * i + 2], w[4 * i + 3]));
+}
+
+/* One path step from state P with costs C on the interleaved pieces of
+ * AggIl (C::KP pairs per lane, (d, d + 1) pairs; pair j's neighbours d -+ 1
+ * in the next pair or lane, across pieces at lanes 0 and 31, as in
+ * aggil_kernel) */
+template < class C > __device__ __forceinline__ void
+f3_step (const uint32_t (&P)[C::KP], const uint32_t (&Cs)[C::KP],
+    const uint32_t (&vm)[C::KP], uint32_t (&N)[C::KP], int lane,
+    uint32_t p1x2, uint32_t p2x2)
+{
+  constexpr int KP = C::KP, NPC = C::NPC;
+  uint32_t mm = P[0];
+#pragma unroll
+  for (int j = 1; j < KP; j++)
+    mm = __vminu2 (mm, P[j]);
+  const uint32_t pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
+  const int lane_up = (lane + 31) & 31, lane_dn = (lane + 1) & 31;
+  uint32_t ur[NPC], dr[NPC], up[NPC], dn[NPC];
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    ur[m] = __shfl_sync (FULL, P[C::last (m)], lane_up);
+    dr[m] = __shfl_sync (FULL, P[C::first (m)], lane_dn);
+  }
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
+    dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
+  }
+  const uint32_t npm2 = neg_pmin2 (pmin);
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const int m = C::piece (j);
+    N[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1], P[j],
+            0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] : P[j + 1],
+            0x5432), P[j], Cs[j], vm[j], p1x2, npm2, p2x2);
+  }
+}
+
+/* NC columns per warp; the disparities on AggIl's pieces (NP8, NP4, NP2);
+ * FD: D fills them (no padding masks) */
+template < int NC, int NP8, int NP4, int NP2, bool FD >
 __global__ void __launch_bounds__ (F3_WARPS * 32)
 sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
     uint4 * __restrict__ ring, F3Args a)
 {
+  using CF = AggIl < NP8, NP4, NP2 >;
+  constexpr int KP = CF::KP, NPC = CF::NPC, NW = (KP + 3) / 4;
+  constexpr int SLOT = 64 * NW; /* uint4 per ring slot */
   static_assert (NC >= 2, "the published states must not depend on a neighbour");
   const int lane = threadIdx.x & 31;
   const int g = blockIdx.x * F3_WARPS + (threadIdx.x >> 5);
   if (g >= a.nwx)
     return;                     /* whole warp; no block barrier below */
   const int sweep = blockIdx.y; /* 0: dy = +1 (dirs 2, 4, 5); 1: dy = -1 */
+  /* with FD, Ds is the pieces' span: constant strides (H200, D = 256:
+   * 1080p 3.44 -> 3.3 ms against a.Ds) */
+  const int Ds = FD ? 256 * NP8 + 128 * NP4 + 64 * NP2 : a.Ds;
   const int W = a.W, H = a.H, x0 = g * NC;
   const bool hasl = g > 0, hasr = x0 + NC < W;
-  uint16_t *o = out + sweep * a.ostride + (size_t) x0 * 256 + 8 * lane;
-  /* ring: [sweep][warp][slot] 64 uint4: the (+1, dy) state of the last
-   * column (lanes 0..31), then the (-1, dy) state of the first */
-  uint4 *mine = ring + (size_t) (sweep * a.nwx + g) * F3_RING * 64 + lane;
+  int off[NPC];
+  bool own[NPC];
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    off[m] = CF::off (m, lane);
+    own[m] = FD || off[m] < Ds; /* Ds is a multiple of 8: whole pieces */
+  }
+  uint32_t vm[KP];
+#pragma unroll
+  for (int j = 0; j < KP; j++) {
+    const int m = CF::piece (j);
+    const int d = off[m] + 2 * (j - CF::first (m));
+    vm[j] = FD || m < NPC - 1 ? 0xffffffffu :
+        (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
+  }
+  uint16_t *o = out + sweep * a.ostride + (size_t) x0 * Ds;
+  /* ring: [sweep][warp][slot] SLOT uint4: the (+1, dy) state of the last
+   * column (NW x 32 lanes), then the (-1, dy) state of the first */
+  uint4 *mine = ring + (size_t) (sweep * a.nwx + g) * F3_RING * SLOT + lane;
   /* the left warp's (+1, dy) state and the right warp's (-1, dy) */
-  const uint4 *left = mine - F3_RING * 64;
-  const uint4 *right = mine + F3_RING * 64 + 32;
-  const uint8_t *cbase = cost + (size_t) x0 * 256 + 8 * lane;
-  const size_t rowb = (size_t) W * 256;
+  const uint4 *left = mine - F3_RING * SLOT;
+  const uint4 *right = mine + F3_RING * SLOT + 32 * NW;
+  const uint8_t *cbase = cost + (size_t) x0 * Ds;
+  const size_t rowb = (size_t) W * Ds;
   auto row_of = [&](int i) { return sweep ? H - 1 - i : i; };
-  auto load = [&](int i, uint2 (&c)[NC]) {
+  /* a column's costs as pairs (0 where the lane has no piece) */
+  auto load = [&](int i, uint32_t (&c)[NC][KP]) {
     const uint8_t *q = cbase + (size_t) row_of (i) * rowb;
 #pragma unroll
-    for (int k = 0; k < NC; k++)
-      c[k] = x0 + k < W ? __ldcs ((const uint2 *) (q + k * 256)) :
-          make_uint2 (0u, 0u);
+    for (int k = 0; k < NC; k++) {
+      const bool col = x0 + k < W;
+#pragma unroll
+      for (int m = 0; m < NPC; m++) {
+        const int j = CF::first (m);
+        const uint8_t *s = q + k * Ds + off[m];
+        if (CF::pairs (m) == 4) {
+          const uint2 v = col && own[m] ? __ldcs ((const uint2 *) s) :
+              make_uint2 (0u, 0u);
+          c[k][j] = v.x;
+          c[k][j + 1] = v.y;
+          c[k][j + 2] = c[k][j + 3] = 0u;       /* unused */
+        } else if (CF::pairs (m) == 2) {
+          c[k][j] = col && own[m] ? __ldcs ((const uint32_t *) s) : 0u;
+          c[k][j + 1] = 0u;
+        } else {
+          c[k][j] = col && own[m] ? __ldcs ((const uint16_t *) s) : 0u;
+        }
+      }
+    }
   };
-  uint32_t A[NC][4], R[NC][4], L[NC][4];
-  uint2 c0[NC], c1[NC], c2[NC];
+  /* raw bytes as loaded -> 16-bit pairs */
+  auto unpack = [&](const uint32_t (&c)[KP], uint32_t (&Cp)[KP]) {
+#pragma unroll
+    for (int m = 0; m < NPC; m++) {
+      const int j = CF::first (m);
+      if (CF::pairs (m) == 4) {
+        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
+        Cp[j + 1] = __byte_perm (c[j], 0u, 0x4342);
+        Cp[j + 2] = __byte_perm (c[j + 1], 0u, 0x4140);
+        Cp[j + 3] = __byte_perm (c[j + 1], 0u, 0x4342);
+      } else if (CF::pairs (m) == 2) {
+        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
+        Cp[j + 1] = __byte_perm (c[j], 0u, 0x4342);
+      } else {
+        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
+      }
+    }
+  };
+  uint32_t A[NC][KP], R[NC][KP], L[NC][KP];
+  uint32_t c0[NC][KP], c1[NC][KP], c2[NC][KP];
   load (0, c0);
   if (H > 1)
     load (1, c1);
   for (int i = 0; i < H; i++) {
     if (i + 2 < H)
       load (i + 2, c2);
-    uint32_t C[NC][4];
+    uint32_t C[NC][KP];
 #pragma unroll
     for (int k = 0; k < NC; k++) {
-      C[k][0] = __byte_perm (c0[k].x, 0u, 0x4140);
-      C[k][1] = __byte_perm (c0[k].x, 0u, 0x4342);
-      C[k][2] = __byte_perm (c0[k].y, 0u, 0x4140);
-      C[k][3] = __byte_perm (c0[k].y, 0u, 0x4342);
+      unpack (c0[k], C[k]);
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        C[k][j] = (C[k][j] & vm[j]) | (BIG2 & ~vm[j]);
     }
     const uint32_t tag = f3_tag (i);
-    uint4 *slot = mine + (i % F3_RING) * 64;
+    uint4 *slot = mine + (i % F3_RING) * SLOT;
     if (i == 0) {
       /* every line starts on the first row */
 #pragma unroll
       for (int k = 0; k < NC; k++)
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < KP; j++)
           A[k][j] = R[k][j] = L[k][j] = C[k][j];
-      st_relaxed_v4 (slot, make_uint4 (R[NC - 1][0] | tag, R[NC - 1][1] | tag,
-              R[NC - 1][2] | tag, R[NC - 1][3] | tag));
-      st_relaxed_v4 (slot + 32, make_uint4 (L[0][0] | tag, L[0][1] | tag,
-              L[0][2] | tag, L[0][3] | tag));
+      f3_publish < KP > (slot, R[NC - 1], vm, tag);
+      f3_publish < KP > (slot + 32 * NW, L[0], vm, tag);
     } else {
       const int ps = (i - 1) % F3_RING;
       const uint32_t ptag = f3_tag (i - 1);
       /* the neighbours' states of row i - 1, read now, checked at the end */
-      const uint4 vl = hasl ? ld_relaxed_v4 (left + ps * 64) : make_uint4 (0, 0, 0, 0);
-      const uint4 vr = hasr ? ld_relaxed_v4 (right + ps * 64) : make_uint4 (0, 0, 0, 0);
-      uint32_t nA[NC][4], nR[NC][4], nL[NC][4];
+      uint4 vl[NW], vr[NW];
+#pragma unroll
+      for (int w = 0; w < NW; w++) {
+        vl[w] = hasl ? ld_relaxed_v4 (left + ps * SLOT + 32 * w) :
+            make_uint4 (0, 0, 0, 0);
+        vr[w] = hasr ? ld_relaxed_v4 (right + ps * SLOT + 32 * w) :
+            make_uint4 (0, 0, 0, 0);
+      }
+      uint32_t nA[NC][KP], nR[NC][KP], nL[NC][KP];
       /* first what the neighbours wait for */
-      f3_step (R[NC - 2], C[NC - 1], nR[NC - 1], lane, a.p1x2, a.p2x2);
+      f3_step < CF > (R[NC - 2], C[NC - 1], vm, nR[NC - 1], lane, a.p1x2,
+          a.p2x2);
       if (x0 + 1 < W)
-        f3_step (L[1], C[0], nL[0], lane, a.p1x2, a.p2x2);
+        f3_step < CF > (L[1], C[0], vm, nL[0], lane, a.p1x2, a.p2x2);
       else
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < KP; j++)
           nL[0][j] = C[0][j];
-      st_relaxed_v4 (slot, make_uint4 (nR[NC - 1][0] | tag,
-              nR[NC - 1][1] | tag, nR[NC - 1][2] | tag, nR[NC - 1][3] | tag));
-      st_relaxed_v4 (slot + 32, make_uint4 (nL[0][0] | tag, nL[0][1] | tag,
-              nL[0][2] | tag, nL[0][3] | tag));
+      f3_publish < KP > (slot, nR[NC - 1], vm, tag);
+      f3_publish < KP > (slot + 32 * NW, nL[0], vm, tag);
 #pragma unroll
       for (int k = 0; k < NC; k++)
-        f3_step (A[k], C[k], nA[k], lane, a.p1x2, a.p2x2);
+        f3_step < CF > (A[k], C[k], vm, nA[k], lane, a.p1x2, a.p2x2);
 #pragma unroll
       for (int k = 1; k < NC - 1; k++) {
-        f3_step (R[k - 1], C[k], nR[k], lane, a.p1x2, a.p2x2);
+        f3_step < CF > (R[k - 1], C[k], vm, nR[k], lane, a.p1x2, a.p2x2);
         if (x0 + k + 1 < W)
-          f3_step (L[k + 1], C[k], nL[k], lane, a.p1x2, a.p2x2);
+          f3_step < CF > (L[k + 1], C[k], vm, nL[k], lane, a.p1x2, a.p2x2);
         else
 #pragma unroll
-          for (int j = 0; j < 4; j++)
+          for (int j = 0; j < KP; j++)
             nL[k][j] = C[k][j];
       }
       if (hasl) {
-        uint32_t P[4];
-        f3_take (vl, left + ps * 64, ptag, P);
-        f3_step (P, C[0], nR[0], lane, a.p1x2, a.p2x2);
+        uint32_t P[KP];
+        f3_take < KP > (vl, left + ps * SLOT, ptag, vm, P);
+        f3_step < CF > (P, C[0], vm, nR[0], lane, a.p1x2, a.p2x2);
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < KP; j++)
           nR[0][j] = C[0][j];
       }
       if (hasr) {
-        uint32_t P[4];
-        f3_take (vr, right + ps * 64, ptag, P);
-        f3_step (P, C[NC - 1], nL[NC - 1], lane, a.p1x2, a.p2x2);
+        uint32_t P[KP];
+        f3_take < KP > (vr, right + ps * SLOT, ptag, vm, P);
+        f3_step < CF > (P, C[NC - 1], vm, nL[NC - 1], lane, a.p1x2, a.p2x2);
       } else {
         /* x0 + NC - 1 >= W - 1: the line starts here, or the column is
          * past the image */
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < KP; j++)
           nL[NC - 1][j] = C[NC - 1][j];
       }
 #pragma unroll
       for (int k = 0; k < NC; k++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < KP; j++) {
           A[k][j] = nA[k][j];
           R[k][j] = nR[k][j];
           L[k][j] = nL[k][j];
         }
     }
-    uint16_t *q = o + (size_t) row_of (i) * W * 256;
+    uint16_t *q = o + (size_t) row_of (i) * W * Ds;
 #pragma unroll
     for (int k = 0; k < NC; k++) {
-      /* halves <= 3 x 255: no carry between them */
-      if (x0 + k < W)
-        *(uint4 *) (q + k * 256) = make_uint4 (A[k][0] + R[k][0] + L[k][0],
-            A[k][1] + R[k][1] + L[k][1], A[k][2] + R[k][2] + L[k][2],
-            A[k][3] + R[k][3] + L[k][3]);
+      /* halves <= 3 x 255: no carry between them; padding stored as 0 */
+      uint32_t S[KP];
+#pragma unroll
+      for (int j = 0; j < KP; j++)
+        S[j] = (A[k][j] + R[k][j] + L[k][j]) & vm[j];
+      if (x0 + k >= W)
+        continue;
+#pragma unroll
+      for (int m = 0; m < NPC; m++) {
+        const int j = CF::first (m);
+        uint16_t *s = q + k * Ds + off[m];
+        if (!own[m])
+          continue;
+        if (CF::pairs (m) == 4)
+          *(uint4 *) s = make_uint4 (S[j], S[j + 1], S[j + 2], S[j + 3]);
+        else if (CF::pairs (m) == 2)
+          *(uint2 *) s = make_uint2 (S[j], S[j + 1]);
+        else
+          *(uint32_t *) s = S[j];
+      }
     }
 #pragma unroll
-    for (int k = 0; k < NC; k++) {
-      c0[k] = c1[k];
-      c1[k] = c2[k];
-    }
+    for (int k = 0; k < NC; k++)
+#pragma unroll
+      for (int j = 0; j < KP; j++) {
+        c0[k][j] = c1[k][j];
+        c1[k][j] = c2[k][j];
+      }
   }
 }
 
+/* Pairs per lane of the sweeps' pieces (AggIl: runs of 256, then what is
+ * left by 64) for D = 129..512, else 0 */
+static int
+sweeps_kp (int D)
+{
+  if (D < 129 || D > 512)
+    return 0;
+  const int n8 = D / 256, t = (D % 256 + 63) / 64;
+  return n8 * 4 + (t == 4 ? 4 : t == 3 ? 3 : t);
+}
+
 /* Columns per warp: more make longer rows of independent steps and fewer
- * hand-overs, fewer make more warps. H200, D = 256: 4K 13.5 ms with 4,
- * 12.3 with 8 (227 registers, 7 warps per SM); 1080p 3.35 with 4, 3.68
- * with 8 (too few warps: 240 per sweep). */
+ * hand-overs, fewer make more warps and fewer registers. H200, D = 256:
+ * 4K 13.5 ms with 4, 12.3 with 8 (227 registers, 7 warps per SM); 1080p
+ * 3.35 with 4, 3.68 with 8 (too few warps: 240 per sweep). Above 4 pairs
+ * per lane always 4 (8 would not fit the registers; 2 was slower: 1080p
+ * D = 270 5.86 against 4.42 ms, D = 512 8.57 against 7.26).
+ * CI_SGM_SWEEP_NC = 4 or 8 forces it where it applies, for the tests. */
 static int
 sweeps_nc (const SgmParams * p)
 {
-  /* CI_SGM_SWEEP_NC (4 or 8) forces it, for the tests */
+  if (sweeps_kp (p->num_disp) > 4)
+    return 4;
   const char *e = getenv ("CI_SGM_SWEEP_NC");
   const int f = e ? atoi (e) : 0;
   return f == 4 || f == 8 ? f : p->width >= 3072 ? 8 : 4;
@@ -2104,33 +2235,49 @@ sweeps_nwx (const SgmParams * p)
   return (p->width + sweeps_nc (p) - 1) / sweeps_nc (p);
 }
 
+/* the sweeps' kernel for p's D and columns per warp (NULL: none) */
 static const void *
 sweeps_kernel (const SgmParams * p)
 {
-  return sweeps_nc (p) == 8 ? (const void *) sweep3_kernel < 8 > :
-      (const void *) sweep3_kernel < 4 >;
+  const int D = p->num_disp, kp = sweeps_kp (D), nc = sweeps_nc (p);
+  (void) nc;
+#define SK(A, B, C, N) (D == 256 * A + 128 * B + 64 * C ? \
+    (const void *) sweep3_kernel < N, A, B, C, true > : \
+    (const void *) sweep3_kernel < N, A, B, C, false >)
+  switch (kp) {
+    case 3: return nc == 8 ? SK (0, 1, 1, 8) : SK (0, 1, 1, 4);
+    case 4: return nc == 8 ? SK (1, 0, 0, 8) : SK (1, 0, 0, 4);
+    case 5: return SK (1, 0, 1, 4);
+    case 6: return SK (1, 1, 0, 4);
+    case 7: return SK (1, 1, 1, 4);
+    case 8: return SK (2, 0, 0, 4);
+    default: return NULL;
+  }
+#undef SK
 }
 
 extern "C" size_t
 sgm_cuda_sweeps_ring_bytes (const SgmParams * p)
 {
-  return (size_t) 2 * sweeps_nwx (p) * F3_RING * 64 * sizeof (uint4);
+  const int nw = (sweeps_kp (p->num_disp) + 3) / 4;
+  return (size_t) 2 * sweeps_nwx (p) * F3_RING * 64 * nw * sizeof (uint4);
 }
 
-/* D = 256 (32 lanes x 8, no padding), every path value a byte, and a grid
- * that fits the device at once (the cooperative launch's condition) */
+/* D = 129..512, every path value a byte, and a grid that fits the device
+ * at once (the cooperative launch's condition) */
 extern "C" int
 sgm_cuda_sweeps_ok (const SgmParams * p)
 {
-  if (p->num_disp != 256 || !sgm_cuda_u8_ok (p))
+  const void *k = sweeps_kernel (p);
+  if (!k || !sgm_cuda_u8_ok (p))
     return 0;
   int dev = 0, sms = 0, coop = 0, nb = 0;
   if (cudaGetDevice (&dev) != cudaSuccess
       || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
       != cudaSuccess || cudaDeviceGetAttribute (&coop,
           cudaDevAttrCooperativeLaunch, dev) != cudaSuccess
-      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&nb,
-          sweeps_kernel (p), F3_WARPS * 32, 0) != cudaSuccess) {
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&nb, k,
+          F3_WARPS * 32, 0) != cudaSuccess) {
     (void) cudaGetLastError ();
     return 0;
   }
@@ -2143,11 +2290,14 @@ sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
     uint16_t * out, size_t ostride, void *ring, ci_stream_t stream)
 {
   if (sgm_params_valid (p) || !sgm_cuda_sweeps_ok (p) || !cost || !out
-      || !ring || ostride < (size_t) p->width * p->height * 256)
+      || !ring || ostride < (size_t) p->width * p->height *
+      sgm_sum_stride (p->num_disp))
     return (int) cudaErrorInvalidValue;
   F3Args a;
   a.W = p->width;
   a.H = p->height;
+  a.D = p->num_disp;
+  a.Ds = sgm_sum_stride (p->num_disp);
   a.nwx = sweeps_nwx (p);
   a.p1x2 = (uint32_t) p->p1 * 0x10001u;
   a.p2x2 = (uint32_t) p->p2 * 0x10001u;
@@ -2891,8 +3041,9 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
   const dim3 g = wta_grid (a);
   const size_t smem = wta_smem (a);
   if (a.nv16) {
-    /* the sweeps' layout: D = 256, two horizontal u8 volumes and two sums */
-    if constexpr (KQ == 2 && !TAIL) {
+    /* the sweeps' layout (D = 129..512): two horizontal u8 volumes and
+     * two sums */
+    if constexpr (KQ <= 4) {
       if (a.nvol != 2 || a.nv16 != 2)
         return (int) cudaErrorInvalidValue;
       wta8_go < KQ, 2, TAIL, 2 > (g, smem, s, vols, a, disp, dint, right_key);
@@ -2984,7 +3135,7 @@ sgm_cuda_wta_sweeps (const uint8_t * vols, size_t vstride,
     const uint16_t * sums, size_t sstride, const SgmParams * p,
     int16_t * disp, int16_t * dint, uint32_t * right_key, ci_stream_t stream)
 {
-  if (!vols || !sums || p->num_disp != 256)
+  if (!vols || !sums || p->num_disp < 129 || p->num_disp > 512)
     return (int) cudaErrorInvalidValue;
   return wta_any (NULL, NULL, vols, 2, vstride, sums, 2, sstride, p, disp,
       dint, right_key, stream);
@@ -3236,6 +3387,15 @@ align256 (size_t v)
  * fallback of u8 + WTA (H100, 1080p, D = 512: 12.5 against 15.6 ms). */
 #define SGM_U8_MIN_DISP 385
 
+/* The sweeps against u8 + WTA (H200, 1080p, pipeline ms): D = 140 3.49
+ * against 3.35, 192 3.74 against 3.59, 200 3.52 / 3.91, 230 3.61 / 4.22,
+ * 256 3.31 / 3.71, 270 4.40 / 4.90, 300 5.16 / 5.79, 400 6.84 / 6.87, 512
+ * 7.16 / 7.48; 4K, D = 256 12.3 / 14.5. Why D <= 192 (three pairs per
+ * lane) is slower was not looked into. */
+#ifndef SGM_SW_MIN_DISP
+#define SGM_SW_MIN_DISP 193
+#endif
+
 static int
 layout_applies (const SgmParams * p, int layout, int forced)
 {
@@ -3246,7 +3406,8 @@ layout_applies (const SgmParams * p, int layout, int forced)
     case LAYOUT_U8W:
       return sgm_cuda_u8_ok (p);
     case LAYOUT_SW:
-      return p->paths == 8 && sgm_cuda_sweeps_ok (p);
+      return (forced || p->num_disp >= SGM_SW_MIN_DISP) && p->paths == 8
+          && sgm_cuda_sweeps_ok (p);
     default:
       return 1;
   }
