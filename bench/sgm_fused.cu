@@ -13,6 +13,9 @@
  * at 4K, and still 2.1x and 1.2x slower without the waits: the row barrier
  * keeps every warp in step, so the SM cannot hide one row's dependent chain
  * behind another line's, as the free-running passes do (docs/sgm.md).
+ * Superseded by kernels/sgm.cu's sweeps (docs/sgm.md step 15): warps of
+ * several columns that hand their diagonal states over through tagged
+ * words, without barriers; kept as the record of this first attempt.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cuda_runtime.h>
 #include <stdio.h>
