@@ -1636,12 +1636,54 @@ template < int NP8, int NP4, int NP2 > struct AggIl
         256 * NP8 + 128 * (m - NP8) + 4 * lane :
         256 * NP8 + 128 * NP4 + 64 * (m - NP8 - NP4) + 2 * lane;
   }
+  /* pair j's mask (its halves d < D), om the lane's offset of its piece;
+   * FD: D fills every piece. Only the last piece can hold padding. */
+  template < bool FD > static __device__ __forceinline__ uint32_t
+  vmask (int j, int om, int D)
+  {
+    const int m = piece (j), d = om + 2 * (j - first (m));
+    return FD || m < NPC - 1 ? 0xffffffffu :
+        (d < D ? 0xffffu : 0u) | (d + 1 < D ? 0xffff0000u : 0u);
+  }
   /* ring slot bytes: the pixel, and a word per lane for a 2-byte piece */
   static __host__ __device__ int slot (int Ds)
   {
     return Ds + (NP2 ? 128 : 0);
   }
 };
+
+/* One path step on AggIl C's pieces: N from state P, costs C2, masks vm
+ * and P's minimum pmin ((d, d + 1) pairs; pair j's neighbours d -+ 1 in
+ * the next pair or lane, a piece's first (last) pair on lane 0 (31) from
+ * lane 31 (0) of the piece before (after): one shuffle each way per
+ * piece). */
+template < class C > __device__ __forceinline__ void
+il_step (const uint32_t (&P)[C::KP], const uint32_t (&C2)[C::KP],
+    const uint32_t (&vm)[C::KP], uint32_t pmin, int lane, uint32_t p1x2,
+    uint32_t p2x2, uint32_t (&N)[C::KP])
+{
+  constexpr int NPC = C::NPC;
+  const int lane_up = (lane + 31) & 31, lane_dn = (lane + 1) & 31;
+  uint32_t ur[NPC], dr[NPC], up[NPC], dn[NPC];
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    ur[m] = __shfl_sync (FULL, P[C::last (m)], lane_up);
+    dr[m] = __shfl_sync (FULL, P[C::first (m)], lane_dn);
+  }
+#pragma unroll
+  for (int m = 0; m < NPC; m++) {
+    up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
+    dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
+  }
+  const uint32_t npm2 = neg_pmin2 (pmin);
+#pragma unroll
+  for (int j = 0; j < C::KP; j++) {
+    const int m = C::piece (j);
+    N[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1],
+            P[j], 0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] :
+            P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, npm2, p2x2);
+  }
+}
 
 /* FD: D fills every piece exactly. Only the last piece can hold padding
  * disparities (launch_aggil checks it), so the other pieces' masks are
@@ -1681,12 +1723,8 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
   const uint32_t sel2 = (lane & 1) ? 0x4342 : 0x4140;
   uint32_t vm[KP];
 #pragma unroll
-  for (int j = 0; j < KP; j++) {
-    const int m = C::piece (j);
-    const int d = off[m] + 2 * (j - C::first (m));
-    vm[j] = FD || m < NPC - 1 ? 0xffffffffu :
-        (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
-  }
+  for (int j = 0; j < KP; j++)
+    vm[j] = C::template vmask < FD > (j, off[C::piece (j)], a.D);
   const long long pstep = (long long) (a.dx + (long long) a.dy * a.W) * Ds;
   const uint8_t *fsrc = cost + ((size_t) sy * a.W + sx) * Ds;
   uint8_t *gout = out + ((size_t) sy * a.W + sx) * Ds;
@@ -1712,7 +1750,6 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
 
   const uint32_t p1x2 = (uint32_t) a.p1 * 0x10001u;
   const uint32_t p2x2 = (uint32_t) a.p2 * 0x10001u;
-  const int lane_up = (lane + 31) & 31, lane_dn = (lane + 1) & 31;
   uint32_t P[KP];
   uint32_t pmin = 0;
   for (int t = 0; t < len; t++) {
@@ -1741,26 +1778,8 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
       for (int j = 0; j < KP; j++)
         P[j] = (C2[j] & vm[j]) | (BIG2 & ~vm[j]);
     } else {
-      uint32_t ur[NPC], dr[NPC], up[NPC], dn[NPC];
-#pragma unroll
-      for (int m = 0; m < NPC; m++) {
-        ur[m] = __shfl_sync (FULL, P[C::last (m)], lane_up);
-        dr[m] = __shfl_sync (FULL, P[C::first (m)], lane_dn);
-      }
-#pragma unroll
-      for (int m = 0; m < NPC; m++) {
-        up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
-        dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
-      }
-      const uint32_t npm2 = neg_pmin2 (pmin);
       uint32_t NP[KP];
-#pragma unroll
-      for (int j = 0; j < KP; j++) {
-        const int m = C::piece (j);
-        NP[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1],
-                P[j], 0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] :
-                P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, npm2, p2x2);
-      }
+      il_step < C > (P, C2, vm, pmin, lane, p1x2, p2x2, NP);
 #pragma unroll
       for (int j = 0; j < KP; j++)
         P[j] = NP[j];
@@ -1948,41 +1967,19 @@ f3_publish (uint4 * p, const uint32_t (&P)[KP], const uint32_t (&vm)[KP],
             w[4 * i + 2], w[4 * i + 3]));
 }
 
-/* One path step from state P with costs C on the interleaved pieces of
- * AggIl (C::KP pairs per lane, (d, d + 1) pairs; pair j's neighbours d -+ 1
- * in the next pair or lane, across pieces at lanes 0 and 31, as in
- * aggil_kernel) */
+/* One path step from state P with costs Cs on AggIl C's pieces (il_step
+ * with P's minimum) */
 template < class C > __device__ __forceinline__ void
 f3_step (const uint32_t (&P)[C::KP], const uint32_t (&Cs)[C::KP],
     const uint32_t (&vm)[C::KP], uint32_t (&N)[C::KP], int lane,
     uint32_t p1x2, uint32_t p2x2)
 {
-  constexpr int KP = C::KP, NPC = C::NPC;
   uint32_t mm = P[0];
 #pragma unroll
-  for (int j = 1; j < KP; j++)
+  for (int j = 1; j < C::KP; j++)
     mm = __vminu2 (mm, P[j]);
-  const uint32_t pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
-  const int lane_up = (lane + 31) & 31, lane_dn = (lane + 1) & 31;
-  uint32_t ur[NPC], dr[NPC], up[NPC], dn[NPC];
-#pragma unroll
-  for (int m = 0; m < NPC; m++) {
-    ur[m] = __shfl_sync (FULL, P[C::last (m)], lane_up);
-    dr[m] = __shfl_sync (FULL, P[C::first (m)], lane_dn);
-  }
-#pragma unroll
-  for (int m = 0; m < NPC; m++) {
-    up[m] = lane == 0 ? (m == 0 ? BIG2 : ur[m - 1]) : ur[m];
-    dn[m] = lane == 31 ? (m == NPC - 1 ? BIG2 : dr[m + 1]) : dr[m];
-  }
-  const uint32_t npm2 = neg_pmin2 (pmin);
-#pragma unroll
-  for (int j = 0; j < KP; j++) {
-    const int m = C::piece (j);
-    N[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1], P[j],
-            0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] : P[j + 1],
-            0x5432), P[j], Cs[j], vm[j], p1x2, npm2, p2x2);
-  }
+  il_step < C > (P, Cs, vm, warp_min_u (min (mm & 0xffffu, mm >> 16)), lane,
+      p1x2, p2x2, N);
 }
 
 /* NC columns per warp; the disparities on AggIl's pieces (NP8, NP4, NP2);
@@ -2015,12 +2012,8 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
   }
   uint32_t vm[KP];
 #pragma unroll
-  for (int j = 0; j < KP; j++) {
-    const int m = CF::piece (j);
-    const int d = off[m] + 2 * (j - CF::first (m));
-    vm[j] = FD || m < NPC - 1 ? 0xffffffffu :
-        (d < a.D ? 0xffffu : 0u) | (d + 1 < a.D ? 0xffff0000u : 0u);
-  }
+  for (int j = 0; j < KP; j++)
+    vm[j] = CF::template vmask < FD > (j, off[CF::piece (j)], a.D);
   uint16_t *o = out + sweep * a.ostride + (size_t) x0 * Ds;
   /* ring: [sweep][warp][slot] SLOT uint4: the (+1, dy) state of the last
    * column (NW x 32 lanes), then the (-1, dy) state of the first */

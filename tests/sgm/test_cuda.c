@@ -220,6 +220,16 @@ make_pair (uint8_t * l, uint8_t * r, size_t stride, int w, int h, int bpp,
 }
 
 /* dsh: the true disparity's index (d - min) in row 0 (the rows add 0..4) */
+/* name = v, or unset when v is empty */
+static void
+set_or_unset (const char *name, const char *v)
+{
+  if (*v)
+    setenv (name, v, 1);
+  else
+    unsetenv (name);
+}
+
 static void
 run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     int dsh)
@@ -371,10 +381,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     snprintf (keep, sizeof keep, "%s", fnc ? fnc : "");
     setenv ("CI_SGM_SWEEP_NC", "4", 1);
     const size_t rb = sgm_cuda_sweeps_ring_bytes (&p);
-    if (*keep)
-      setenv ("CI_SGM_SWEEP_NC", keep, 1);
-    else
-      unsetenv ("CI_SGM_SWEEP_NC");
+    set_or_unset ("CI_SGM_SWEEP_NC", keep);
     void *dring = dalloc (rb);
     poison (dring, rb);
     uint16_t *want = malloc (nv * 2), *got = malloc (nvs * 2);
@@ -403,10 +410,7 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
         }
       }
     }
-    if (*keep)
-      setenv ("CI_SGM_SWEEP_NC", keep, 1);
-    else
-      unsetenv ("CI_SGM_SWEEP_NC");
+    set_or_unset ("CI_SGM_SWEEP_NC", keep);
     free (want);
     free (got);
     CK (cudaFree (dring));
