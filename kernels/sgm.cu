@@ -1656,8 +1656,8 @@ template < int NP8, int NP4, int NP2 > struct AggIl
  * and P's minimum pmin ((d, d + 1) pairs; pair j's neighbours d -+ 1 in
  * the next pair or lane, a piece's first (last) pair on lane 0 (31) from
  * lane 31 (0) of the piece before (after): one shuffle each way per
- * piece). */
-template < class C > __device__ __forceinline__ void
+ * piece). !MASK: padding halves as path_pair leaves them (f3_step). */
+template < class C, bool MASK = true > __device__ __forceinline__ void
 il_step (const uint32_t (&P)[C::KP], const uint32_t (&C2)[C::KP],
     const uint32_t (&vm)[C::KP], uint32_t pmin, int lane, uint32_t p1x2,
     uint32_t p2x2, uint32_t (&N)[C::KP])
@@ -1681,7 +1681,8 @@ il_step (const uint32_t (&P)[C::KP], const uint32_t (&C2)[C::KP],
     const int m = C::piece (j);
     N[j] = path_pair (__byte_perm (j == C::first (m) ? up[m] : P[j - 1],
             P[j], 0x5432), __byte_perm (P[j], j == C::last (m) ? dn[m] :
-            P[j + 1], 0x5432), P[j], C2[j], vm[j], p1x2, npm2, p2x2);
+            P[j + 1], 0x5432), P[j], C2[j], MASK ? vm[j] : 0xffffffffu, p1x2,
+        npm2, p2x2);
   }
 }
 
@@ -1968,7 +1969,10 @@ f3_publish (uint4 * p, const uint32_t (&P)[KP], const uint32_t (&vm)[KP],
 }
 
 /* One path step from state P with costs Cs on AggIl C's pieces (il_step
- * with P's minimum) */
+ * with P's minimum), padding halves unmasked: their costs and first
+ * states are BIG2 and a step adds at most p2 to a cost (min (.., pmin +
+ * p2) - pmin), so they stay in BIG2 .. BIG2 + p2: never below a real value,
+ * never past 16 bits. Publishing and the sums mask them. */
 template < class C > __device__ __forceinline__ void
 f3_step (const uint32_t (&P)[C::KP], const uint32_t (&Cs)[C::KP],
     const uint32_t (&vm)[C::KP], uint32_t (&N)[C::KP], int lane,
@@ -1978,8 +1982,8 @@ f3_step (const uint32_t (&P)[C::KP], const uint32_t (&Cs)[C::KP],
 #pragma unroll
   for (int j = 1; j < C::KP; j++)
     mm = __vminu2 (mm, P[j]);
-  il_step < C > (P, Cs, vm, warp_min_u (min (mm & 0xffffu, mm >> 16)), lane,
-      p1x2, p2x2, N);
+  il_step < C, false > (P, Cs, vm, warp_min_u (min (mm & 0xffffu,
+              mm >> 16)), lane, p1x2, p2x2, N);
 }
 
 /* NC columns per warp; the disparities on AggIl's pieces (NP8, NP4, NP2);
@@ -2067,22 +2071,30 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       }
     }
   };
-  uint32_t A[NC][KP], R[NC][KP], L[NC][KP];
-  uint32_t c0[NC][KP], c1[NC][KP], c2[NC][KP];
-  load (0, c0);
-  if (H > 1)
-    load (1, c1);
-  for (int i = 0; i < H; i++) {
-    if (i + 2 < H)
-      load (i + 2, c2);
+  using St = uint32_t[NC][KP];
+  /* two rows per trip, the arrays' roles swapped, so that no state is
+   * copied back (about a tenth of the loop's instructions). H200, 1080p,
+   * both sweeps: D = 270 2.11 -> 1.98 ms, D = 300 2.13 -> 2.06. Elsewhere
+   * not: D = 384 and 512 the same, 4K D = 256 (8 columns) slower, and with
+   * 4 pairs 154 registers instead of 126: one block per SM */
+  constexpr bool PP = KP == 5;
+  /* Row i: costs from cur (row i's raw bytes; row i + 2's go to nxt, with
+   * PP cur itself once read), states A, R, L of row i - 1 -> nA, nR, nL
+   * of row i */
+  auto row = [&](int i, const St & cur, St & nxt, const St & A,
+      const St & R, const St & L, St & nA, St & nR, St & nL) {
+    if (!PP && i + 2 < H)
+      load (i + 2, nxt);
     uint32_t C[NC][KP];
 #pragma unroll
     for (int k = 0; k < NC; k++) {
-      unpack (c0[k], C[k]);
+      unpack (cur[k], C[k]);
 #pragma unroll
       for (int j = 0; j < KP; j++)
         C[k][j] = (C[k][j] & vm[j]) | (BIG2 & ~vm[j]);
     }
+    if (PP && i + 2 < H)
+      load (i + 2, nxt);
     const uint32_t tag = f3_tag (i);
     uint4 *slot = mine + (i % F3_RING) * SLOT;
     if (i == 0) {
@@ -2091,9 +2103,9 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       for (int k = 0; k < NC; k++)
 #pragma unroll
         for (int j = 0; j < KP; j++)
-          A[k][j] = R[k][j] = L[k][j] = C[k][j];
-      f3_publish < KP > (slot, R[NC - 1], vm, tag);
-      f3_publish < KP > (slot + 32 * NW, L[0], vm, tag);
+          nA[k][j] = nR[k][j] = nL[k][j] = C[k][j];
+      f3_publish < KP > (slot, nR[NC - 1], vm, tag);
+      f3_publish < KP > (slot + 32 * NW, nL[0], vm, tag);
     } else {
       const int ps = (i - 1) % F3_RING;
       const uint32_t ptag = f3_tag (i - 1);
@@ -2106,7 +2118,6 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
         vr[w] = hasr ? ld_relaxed_v4 (right + ps * SLOT + 32 * w) :
             make_uint4 (0, 0, 0, 0);
       }
-      uint32_t nA[NC][KP], nR[NC][KP], nL[NC][KP];
       /* first what the neighbours wait for */
       f3_step < CF > (R[NC - 2], C[NC - 1], vm, nR[NC - 1], lane, a.p1x2,
           a.p2x2);
@@ -2151,14 +2162,6 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
         for (int j = 0; j < KP; j++)
           nL[NC - 1][j] = C[NC - 1][j];
       }
-#pragma unroll
-      for (int k = 0; k < NC; k++)
-#pragma unroll
-        for (int j = 0; j < KP; j++) {
-          A[k][j] = nA[k][j];
-          R[k][j] = nR[k][j];
-          L[k][j] = nL[k][j];
-        }
     }
     uint16_t *q = o + (size_t) row_of (i) * W * Ds;
 #pragma unroll
@@ -2167,7 +2170,7 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       uint32_t S[KP];
 #pragma unroll
       for (int j = 0; j < KP; j++)
-        S[j] = (A[k][j] + R[k][j] + L[k][j]) & vm[j];
+        S[j] = (nA[k][j] + nR[k][j] + nL[k][j]) & vm[j];
       if (x0 + k >= W)
         continue;
 #pragma unroll
@@ -2184,13 +2187,31 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
           *(uint32_t *) s = S[j];
       }
     }
+  };
+  St A, R, L, nA, nR, nL, c0, c1, c2;
+  load (0, c0);
+  if (H > 1)
+    load (1, c1);
+  if constexpr (PP) {
+    for (int i = 0; i < H; i += 2) {
+      row (i, c0, c0, A, R, L, nA, nR, nL);
+      if (i + 1 < H)
+        row (i + 1, c1, c1, nA, nR, nL, A, R, L);
+    }
+  } else {
+    for (int i = 0; i < H; i++) {
+      row (i, c0, c2, A, R, L, nA, nR, nL);
 #pragma unroll
-    for (int k = 0; k < NC; k++)
+      for (int k = 0; k < NC; k++)
 #pragma unroll
-      for (int j = 0; j < KP; j++) {
-        c0[k][j] = c1[k][j];
-        c1[k][j] = c2[k][j];
-      }
+        for (int j = 0; j < KP; j++) {
+          A[k][j] = nA[k][j];
+          R[k][j] = nR[k][j];
+          L[k][j] = nL[k][j];
+          c0[k][j] = c1[k][j];
+          c1[k][j] = c2[k][j];
+        }
+    }
   }
 }
 
@@ -2225,7 +2246,8 @@ sweeps_nc (const SgmParams * p)
 static int
 sweeps_nwx (const SgmParams * p)
 {
-  return (p->width + sweeps_nc (p) - 1) / sweeps_nc (p);
+  const int nc = sweeps_nc (p);
+  return (p->width + nc - 1) / nc;
 }
 
 /* the sweeps' kernel for p's D and columns per warp (NULL: none) */
@@ -2233,7 +2255,6 @@ static const void *
 sweeps_kernel (const SgmParams * p)
 {
   const int D = p->num_disp, kp = sweeps_kp (D), nc = sweeps_nc (p);
-  (void) nc;
 #define SK(A, B, C, N) (D == 256 * A + 128 * B + 64 * C ? \
     (const void *) sweep3_kernel < N, A, B, C, true > : \
     (const void *) sweep3_kernel < N, A, B, C, false >)
@@ -2971,7 +2992,12 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
  * changed nothing, 4 for D <= 128 was slower (0.64 -> 0.69 ms at D = 128:
  * 56 registers instead of 48, one block less per SM), as was 4 for the
  * tail of D = 270 (1.61) until the tail was reduced before the loop
- * (then 3 -> 4: 1.45 -> 1.38 ms). The macros are for measuring. */
+ * (then 3 -> 4: 1.45 -> 1.38 ms). 3 groups took 2 until 3 was measured
+ * (sweeps' WTA, 1080p: D = 288 1.74 -> 1.40 ms, D = 384 1.76 -> 1.45);
+ * 4 groups keep 2 (D = 512 2.14; 3 2.48, 4 2.64). Sending each folded
+ * key to shared memory once no later pixel reaches it (4 of the 11 live)
+ * was slower everywhere (D = 256 0.89 -> 1.08). The macros are for
+ * measuring. */
 #ifndef SGM_WTA_MB1
 #define SGM_WTA_MB1 0
 #endif
@@ -2985,14 +3011,17 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
 #define SGM_WTA_MB2T 4
 #endif
 #ifndef SGM_WTA_MB3
-#define SGM_WTA_MB3 2
+#define SGM_WTA_MB3 3
+#endif
+#ifndef SGM_WTA_MB4
+#define SGM_WTA_MB4 2
 #endif
 template < int KQ, bool TAIL > constexpr int
 wta8_minb ()
 {
   return KQ == 1 ? (TAIL ? SGM_WTA_MB1T : SGM_WTA_MB1) :
       KQ == 2 ? (TAIL ? SGM_WTA_MB2T : SGM_WTA_MB2) :
-      KQ <= 4 ? SGM_WTA_MB3 : 0;
+      KQ == 3 ? SGM_WTA_MB3 : KQ == 4 ? SGM_WTA_MB4 : 0;
 }
 
 template < int KQ, int NV, bool TAIL, int NV16 >
@@ -3128,7 +3157,7 @@ sgm_cuda_wta_sweeps (const uint8_t * vols, size_t vstride,
     const uint16_t * sums, size_t sstride, const SgmParams * p,
     int16_t * disp, int16_t * dint, uint32_t * right_key, ci_stream_t stream)
 {
-  if (!vols || !sums || p->num_disp < 129 || p->num_disp > 512)
+  if (!vols || !sums || !sweeps_kp (p->num_disp))
     return (int) cudaErrorInvalidValue;
   return wta_any (NULL, NULL, vols, 2, vstride, sums, 2, sstride, p, disp,
       dint, right_key, stream);
@@ -3348,9 +3377,6 @@ sgm_cuda_convert (const int16_t * disp, size_t disp_pitch,
 enum { LAYOUT_U8W, LAYOUT_U8, LAYOUT_SPLIT, LAYOUT_COMPACT, LAYOUT_SW,
   LAYOUT_N };
 #define SGM_SIDE 3              /* side streams */
-#ifndef SGM_SW_HFIRST
-#define SGM_SW_HFIRST 0
-#endif
 
 struct SgmCuda
 {
@@ -3646,20 +3672,19 @@ sgm_cuda_reserve (SgmCuda * s, const SgmParams * p)
   return reserve_mode (s, p, &layout);
 }
 
-/* Paths on the main stream and the side streams (fork / join with
- * events). as[dir] is the stream index (0 = main, i = side[i - 1]); run
- * (dir, stream) launches path dir. The join happens even after an error,
+/* n launches on the main stream and the side streams (fork / join with
+ * events). as[i] is launch i's stream (0 = main, k = side[k - 1]); run
+ * (i, stream) makes launch i (a path, or the sweeps). The join happens even after an error,
  * so no work is left running on a side stream when the caller gives up. */
 template < typename F > static int
-run_paths (SgmCuda * s, const SgmParams * p, const int *as,
-    ci_stream_t stream, F run)
+run_paths (SgmCuda * s, int n, const int *as, ci_stream_t stream, F run)
 {
   CHECK (cudaEventRecord (s->fork, cs (stream)));
   for (int i = 0; i < SGM_SIDE; i++)
     CHECK (cudaStreamWaitEvent (s->side[i], s->fork, 0));
   int err = 0;
-  for (int dir = 0; dir < p->paths && !err; dir++)
-    err = run (dir, as[dir] ? (ci_stream_t) s->side[as[dir] - 1] : stream);
+  for (int i = 0; i < n && !err; i++)
+    err = run (i, as[i] ? (ci_stream_t) s->side[as[i] - 1] : stream);
   for (int i = 0; i < SGM_SIDE; i++) {
     int e = (int) cudaEventRecord (s->join[i], s->side[i]);
     if (!e)
@@ -3715,26 +3740,17 @@ compute_into (SgmCuda * s, const SgmParams * p,
     /* the sweeps here, the horizontal paths (volumes 1 and 2) on two side
      * streams; the sweeps first: their cooperative launch needs room for
      * every block at once */
+    /* (the horizontal passes first measured the same: 4K 13.57 against
+     * 13.59 ms) */
+    static const int as[3] = { 0, 1, 2 };
     if ((err = sgm_cuda_cost_volume (c.cl, c.cr, p, c.vols, stream)))
       return err;
-    CHECK (cudaEventRecord (s->fork, cs (stream)));
-    for (int i = 0; i < 2; i++)
-      CHECK (cudaStreamWaitEvent (s->side[i], s->fork, 0));
-    if (!SGM_SW_HFIRST)
-      err = sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
-          stream);
-    for (int dir = 0; dir < 2 && !err; dir++)
-      err = sgm_cuda_aggregate_path_u8 (c.vols, p, dir,
-          c.vols + (1 + dir) * c.vstride, (ci_stream_t) s->side[dir]);
-    if (SGM_SW_HFIRST && !err)
-      err = sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
-          stream);
-    for (int i = 0; i < 2; i++) {
-      int e = (int) cudaEventRecord (s->join[i], s->side[i]);
-      if (!e)
-        e = (int) cudaStreamWaitEvent (cs (stream), s->join[i], 0);
-      err = err ? err : e;
-    }
+    err = run_paths (s, 3, as, stream,[&](int i, ci_stream_t st) {
+          return i == 0 ?
+              sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
+              st) : sgm_cuda_aggregate_path_u8 (c.vols, p, i - 1,
+              c.vols + i * c.vstride, st);
+        });
     if (err == (int) cudaErrorCooperativeLaunchTooLarge) {
       /* fewer SMs than the device reports (e.g. an MPS share): the next
        * layout from now on, this frame again */
@@ -3757,7 +3773,7 @@ compute_into (SgmCuda * s, const SgmParams * p,
     static const int as[8] = { 1, 2, 0, 3, 1, 2, 0, 3 };
     if ((err = sgm_cuda_cost_volume (c.cl, c.cr, p, c.vols, stream)))
       return err;
-    err = run_paths (s, p, as, stream,[&](int dir, ci_stream_t st) {
+    err = run_paths (s, p->paths, as, stream,[&](int dir, ci_stream_t st) {
           return sgm_cuda_aggregate_path_u8 (c.vols, p, dir,
               c.vols + (1 + dir) * c.vstride, st);
         });
@@ -3778,7 +3794,7 @@ compute_into (SgmCuda * s, const SgmParams * p,
        * into sum here; the WTA adds the two (1080p, D = 128, H100:
        * pipeline 5.75 -> 5.27 ms, 720p 3.07 -> 2.47) */
       static const int as[8] = { 1, 1, 0, 0, 0, 0, 0, 0 };
-      err = run_paths (s, p, as, stream,[&](int dir, ci_stream_t st) {
+      err = run_paths (s, p->paths, as, stream,[&](int dir, ci_stream_t st) {
             return dir < 2 ?
                 sgm_cuda_aggregate_path (c.cost, p, dir, c.sum2, dir > 0, st)
                 : sgm_cuda_aggregate_path (c.cost, p, dir, c.sum, dir > 2,

@@ -694,6 +694,9 @@ main (int argc, char **argv)
     {5, 40, 256, 0, SGM_CENSUS_9X7, 1, 8},
     {2, 17, 256, 0, SGM_CENSUS_9X7, 0, 8},
     {1, 9, 256, 0, SGM_CENSUS_9X7, 0, 8},
+    /* one and two rows (the sweeps take rows two at a time) */
+    {263, 1, 256, 0, SGM_CENSUS_9X7, 0, 8},
+    {301, 2, 270, 1, SGM_CENSUS_9X7, 0, 8},
     {262, 10, 256, 0, SGM_CENSUS_9X7, 0, 4},
     {3077, 6, 256, 1, SGM_CENSUS_9X7, 2, 8},   /* 8 columns per warp */
     {1061, 5, 1024, 0, SGM_CENSUS_9X7, 1, 8},
