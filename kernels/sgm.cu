@@ -2074,7 +2074,7 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
   using St = uint32_t[NC][KP];
   /* two rows per trip, the arrays' roles swapped, so that no state is
    * copied back (about a tenth of the loop's instructions). H200, 1080p,
-   * both sweeps: D = 270 2.11 -> 1.98 ms, D = 300 2.13 -> 2.06. Elsewhere
+   * both sweeps: D = 270 2.10 -> 1.97 ms, D = 300 2.12 -> 2.03. Elsewhere
    * not: D = 384 and 512 the same, 4K D = 256 (8 columns) slower, and with
    * 4 pairs 154 registers instead of 126: one block per SM */
   constexpr bool PP = KP == 5;
@@ -2993,7 +2993,9 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
  * 56 registers instead of 48, one block less per SM), as was 4 for the
  * tail of D = 270 (1.61) until the tail was reduced before the loop
  * (then 3 -> 4: 1.45 -> 1.38 ms). 3 groups took 2 until 3 was measured
- * (sweeps' WTA, 1080p: D = 288 1.74 -> 1.40 ms, D = 384 1.76 -> 1.45);
+ * (sweeps' WTA, 1080p: D = 288 1.74 -> 1.40 ms, D = 384 1.76 -> 1.45;
+ * with its tail D = 400 2.05 -> 1.69; 8 u8 volumes, D = 300 1.97 -> 1.81;
+ * 4 paths, 1024x440, D = 300 0.36 -> 0.29, D = 400 0.40 -> 0.32);
  * 4 groups keep 2 (D = 512 2.14; 3 2.48, 4 2.64). Sending each folded
  * key to shared memory once no later pixel reaches it (4 of the 11 live)
  * was slower everywhere (D = 256 0.89 -> 1.08). The macros are for
@@ -3013,6 +3015,9 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
 #ifndef SGM_WTA_MB3
 #define SGM_WTA_MB3 3
 #endif
+#ifndef SGM_WTA_MB3T
+#define SGM_WTA_MB3T 3
+#endif
 #ifndef SGM_WTA_MB4
 #define SGM_WTA_MB4 2
 #endif
@@ -3021,7 +3026,8 @@ wta8_minb ()
 {
   return KQ == 1 ? (TAIL ? SGM_WTA_MB1T : SGM_WTA_MB1) :
       KQ == 2 ? (TAIL ? SGM_WTA_MB2T : SGM_WTA_MB2) :
-      KQ == 3 ? SGM_WTA_MB3 : KQ == 4 ? SGM_WTA_MB4 : 0;
+      KQ == 3 ? (TAIL ? SGM_WTA_MB3T : SGM_WTA_MB3) :
+      KQ == 4 ? SGM_WTA_MB4 : 0;
 }
 
 template < int KQ, int NV, bool TAIL, int NV16 >
@@ -3674,8 +3680,9 @@ sgm_cuda_reserve (SgmCuda * s, const SgmParams * p)
 
 /* n launches on the main stream and the side streams (fork / join with
  * events). as[i] is launch i's stream (0 = main, k = side[k - 1]); run
- * (i, stream) makes launch i (a path, or the sweeps). The join happens even after an error,
- * so no work is left running on a side stream when the caller gives up. */
+ * (i, stream) makes launch i (a path, or the sweeps). The join happens
+ * even after an error, so no work is left running on a side stream when
+ * the caller gives up. */
 template < typename F > static int
 run_paths (SgmCuda * s, int n, const int *as, ci_stream_t stream, F run)
 {
