@@ -40,8 +40,12 @@
 #define FULL 0xffffffffu
 #define BIG 0x7fff              /* > any L + p1 + p2; never a real value */
 #define AGG_WARPS 4
+#ifndef WTA_WARPS
 #define WTA_WARPS 8
+#endif
+#ifndef WTA_TILE
 #define WTA_TILE 64
+#endif
 
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return (int) e_; } while (0)
 #define CHECK_LAUNCH() do { cudaError_t e_ = cudaGetLastError (); if (e_ != cudaSuccess) return (int) e_; } while (0)
