@@ -549,6 +549,17 @@ warp_min_u (unsigned v)
 #endif
 }
 
+/* the smallest of a lane's KP 16-bit pairs (its share of a path minimum) */
+template < int KP > __device__ __forceinline__ unsigned
+pairs_min (const uint32_t (&P)[KP])
+{
+  uint32_t mm = P[0];
+#pragma unroll
+  for (int j = 1; j < KP; j++)
+    mm = __vminu2 (mm, P[j]);
+  return min (mm & 0xffffu, mm >> 16);
+}
+
 /* Start pixel and length of path line @i for direction (dx, dy). */
 __device__ __forceinline__ void
 line_start (const AggArgs & a, int i, int &sx, int &sy, int &len)
@@ -1537,12 +1548,7 @@ agg3_body (const uint8_t * __restrict__ vols, uint8_t * __restrict__ out,
       if (FINAL)
         wta (Tp, x_of (sx, t - 1, a.dx), pix - pixstep);
     }
-    uint32_t mm = P[0];
-#pragma unroll
-    for (int j = 1; j < KP; j++)
-      mm = __vminu2 (mm, P[j]);
-    mm = min (mm & 0xffffu, mm >> 16);
-    pmin = group_min_u < G > (mm);
+    pmin = group_min_u < G > (pairs_min (P));
 
     if constexpr (SELF) {
       uint8_t *g = gout;
@@ -1648,6 +1654,25 @@ template < int NP8, int NP4, int NP2 > struct AggIl
     const int m = piece (j), d = om + 2 * (j - first (m));
     return FD || m < NPC - 1 ? 0xffffffffu :
         (d < D ? 0xffffu : 0u) | (d + 1 < D ? 0xffff0000u : 0u);
+  }
+  /* piece m's raw cost bytes as 16-bit pairs from its first pair on: w0
+   * (and w1 for 4 pairs) as loaded; sel1: where a 1-pair piece's two
+   * bytes sit in w0 (as __byte_perm's selector) */
+  static __device__ __forceinline__ void
+  widen (int m, uint32_t w0, uint32_t w1, uint32_t sel1, uint32_t (&Cp)[KP])
+  {
+    const int j = first (m);
+    if (pairs (m) == 4) {
+      Cp[j] = __byte_perm (w0, 0u, 0x4140);
+      Cp[j + 1] = __byte_perm (w0, 0u, 0x4342);
+      Cp[j + 2] = __byte_perm (w1, 0u, 0x4140);
+      Cp[j + 3] = __byte_perm (w1, 0u, 0x4342);
+    } else if (pairs (m) == 2) {
+      Cp[j] = __byte_perm (w0, 0u, 0x4140);
+      Cp[j + 1] = __byte_perm (w0, 0u, 0x4342);
+    } else {
+      Cp[j] = __byte_perm (w0, 0u, sel1);
+    }
   }
   /* ring slot bytes: the pixel, and a word per lane for a 2-byte piece */
   static __host__ __device__ int slot (int Ds)
@@ -1762,19 +1787,11 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
     uint32_t C2[KP];
 #pragma unroll
     for (int m = 0; m < NPC; m++) {
-      const int j = C::first (m);
       if (C::pairs (m) == 4) {
         const uint2 c8 = lds64_p (ca + dst[m], own[m]);
-        C2[j] = __byte_perm (c8.x, 0u, 0x4140);
-        C2[j + 1] = __byte_perm (c8.x, 0u, 0x4342);
-        C2[j + 2] = __byte_perm (c8.y, 0u, 0x4140);
-        C2[j + 3] = __byte_perm (c8.y, 0u, 0x4342);
-      } else if (C::pairs (m) == 2) {
-        const uint32_t c4 = lds32_p (ca + dst[m], own[m]);
-        C2[j] = __byte_perm (c4, 0u, 0x4140);
-        C2[j + 1] = __byte_perm (c4, 0u, 0x4342);
+        C::widen (m, c8.x, c8.y, 0u, C2);
       } else {
-        C2[j] = __byte_perm (lds32_p (ca + dst[m], own[m]), 0u, sel2);
+        C::widen (m, lds32_p (ca + dst[m], own[m]), 0u, sel2, C2);
       }
     }
     ca = ca + SB == lend ? lbeg : ca + SB;
@@ -1789,11 +1806,7 @@ aggil_kernel (const uint8_t * __restrict__ cost, uint8_t * __restrict__ out,
       for (int j = 0; j < KP; j++)
         P[j] = NP[j];
     }
-    uint32_t mm = P[0];
-#pragma unroll
-    for (int j = 1; j < KP; j++)
-      mm = __vminu2 (mm, P[j]);
-    pmin = warp_min_u (min (mm & 0xffffu, mm >> 16));
+    pmin = warp_min_u (pairs_min (P));
 
     /* every real L <= cmax + p2 <= 255; padding as 0 */
 #pragma unroll
@@ -1982,12 +1995,8 @@ f3_step (const uint32_t (&P)[C::KP], const uint32_t (&Cs)[C::KP],
     const uint32_t (&vm)[C::KP], uint32_t (&N)[C::KP], int lane,
     uint32_t p1x2, uint32_t p2x2)
 {
-  uint32_t mm = P[0];
-#pragma unroll
-  for (int j = 1; j < C::KP; j++)
-    mm = __vminu2 (mm, P[j]);
-  il_step < C, false > (P, Cs, vm, warp_min_u (min (mm & 0xffffu,
-              mm >> 16)), lane, p1x2, p2x2, N);
+  il_step < C, false > (P, Cs, vm, warp_min_u (pairs_min (P)), lane, p1x2,
+      p2x2, N);
 }
 
 /* NC columns per warp; the disparities on AggIl's pieces (NP8, NP4, NP2);
@@ -2057,22 +2066,13 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       }
     }
   };
-  /* raw bytes as loaded -> 16-bit pairs */
+  /* raw bytes as loaded (a piece's words from its first pair on) ->
+   * 16-bit pairs */
   auto unpack = [&](const uint32_t (&c)[KP], uint32_t (&Cp)[KP]) {
 #pragma unroll
     for (int m = 0; m < NPC; m++) {
       const int j = CF::first (m);
-      if (CF::pairs (m) == 4) {
-        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
-        Cp[j + 1] = __byte_perm (c[j], 0u, 0x4342);
-        Cp[j + 2] = __byte_perm (c[j + 1], 0u, 0x4140);
-        Cp[j + 3] = __byte_perm (c[j + 1], 0u, 0x4342);
-      } else if (CF::pairs (m) == 2) {
-        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
-        Cp[j + 1] = __byte_perm (c[j], 0u, 0x4342);
-      } else {
-        Cp[j] = __byte_perm (c[j], 0u, 0x4140);
-      }
+      CF::widen (m, c[j], CF::pairs (m) == 4 ? c[j + 1] : 0u, 0x4140, Cp);
     }
   };
   using St = uint32_t[NC][KP];

@@ -87,7 +87,7 @@ int sgm_cuda_wta2 (const uint16_t * sum, const uint16_t * sum2,
 int sgm_cuda_wta_u8 (const uint8_t * vols, int nvol, size_t vstride,
     const SgmParams * p, int16_t * disp, int16_t * dint,
     uint32_t * right_key, ci_stream_t stream);
-/* The sweeps (D = 256, 8 paths, every path value a byte): the three
+/* The sweeps (D = 129..512, 8 paths, every path value a byte): the three
  * directions with dy = +1 (2, 4, 5) summed into @out (uint16, the layout
  * of sgm_cuda_aggregate_path), the three with dy = -1 (3, 6, 7) into
  * @out + @ostride, in one cooperative launch. @ring: scratch of
