@@ -2303,14 +2303,12 @@ sgm_cuda_sweeps_ok (const SgmParams * p)
   return coop && blocks <= (long) nb * sms;
 }
 
-extern "C" int
-sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
-    uint16_t * out, size_t ostride, void *ring, ci_stream_t stream)
+/* sgm_cuda_aggregate_sweeps once sgm_cuda_sweeps_ok holds (compute_into's
+ * layout choice has asked it: its occupancy query once per frame, not twice) */
+static int
+sweeps_launch (const uint8_t * cost, const SgmParams * p, uint16_t * out,
+    size_t ostride, void *ring, ci_stream_t stream)
 {
-  if (sgm_params_valid (p) || !sgm_cuda_sweeps_ok (p) || !cost || !out
-      || !ring || ostride < (size_t) p->width * p->height *
-      sgm_sum_stride (p->num_disp))
-    return (int) cudaErrorInvalidValue;
   F3Args a;
   a.W = p->width;
   a.H = p->height;
@@ -2328,6 +2326,17 @@ sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
   CHECK (cudaLaunchCooperativeKernel (sweeps_kernel (p), grid,
           F3_WARPS * 32, args, 0, cs (stream)));
   return 0;
+}
+
+extern "C" int
+sgm_cuda_aggregate_sweeps (const uint8_t * cost, const SgmParams * p,
+    uint16_t * out, size_t ostride, void *ring, ci_stream_t stream)
+{
+  if (sgm_params_valid (p) || !sgm_cuda_sweeps_ok (p) || !cost || !out
+      || !ring || ostride < (size_t) p->width * p->height *
+      sgm_sum_stride (p->num_disp))
+    return (int) cudaErrorInvalidValue;
+  return sweeps_launch (cost, p, out, ostride, ring, stream);
 }
 
 template < int KP, bool FINAL, int G = 32 > static size_t
@@ -3758,7 +3767,7 @@ compute_into (SgmCuda * s, const SgmParams * p,
       return err;
     err = run_paths (s, 3, as, stream,[&](int i, ci_stream_t st) {
           return i == 0 ?
-              sgm_cuda_aggregate_sweeps (c.vols, p, c.sum, c.sstride, c.ring,
+              sweeps_launch (c.vols, p, c.sum, c.sstride, c.ring,
               st) : sgm_cuda_aggregate_path_u8 (c.vols, p, i - 1,
               c.vols + i * c.vstride, st);
         });

@@ -996,17 +996,22 @@ tm_tables_kernel (const float *eotf, const float *oetf, float2 * e2,
     o8[i] = i < CI_TM_OETF8_N ? ci_tm_oetf8_entry (oetf, i) : 0;
 }
 
-struct TmU2
+/* The video update's one scan: the KS difference (frame - average), the
+ * smoothed values the CDF takes (the last bin left out), and how many bins
+ * are occupied. */
+struct TmKs
 {
-  unsigned long long a, b;
+  long long d;
+  unsigned long long m;
+  uint32_t n;
 };
 
-struct TmU2Sum
+struct TmKsSum
 {
-  __device__ __forceinline__ TmU2 operator() (const TmU2 & x,
-      const TmU2 & y) const
+  __device__ __forceinline__ TmKs operator() (const TmKs & x,
+      const TmKs & y) const
   {
-    TmU2 r = { x.a + y.a, x.b + y.b };
+    TmKs r = { x.d + y.d, x.m + y.m, x.n + y.n };
     return r;
   }
 };
@@ -1026,11 +1031,12 @@ tm_shfl_up (unsigned long long v, int o)
   return __shfl_up_sync (0xffffffffu, v, o);
 }
 
-static __device__ __forceinline__ TmU2
-tm_shfl_up (const TmU2 & v, int o)
+static __device__ __forceinline__ TmKs
+tm_shfl_up (const TmKs & v, int o)
 {
-  TmU2 r = { __shfl_up_sync (0xffffffffu, v.a, o),
-    __shfl_up_sync (0xffffffffu, v.b, o)
+  TmKs r = { __shfl_up_sync (0xffffffffu, v.d, o),
+    __shfl_up_sync (0xffffffffu, v.m, o),
+    __shfl_up_sync (0xffffffffu, v.n, o)
   };
   return r;
 }
@@ -1105,14 +1111,14 @@ tm_frac (uint32_t count, uint32_t total, double two32_over_total)
   return q;
 }
 
-/* Exact ci_tm_ema_u64: |p - s| <= 2^32 and k <= 1000, so the correctly
- * rounded double quotient truncates to the integer one; the remainder
- * check keeps it exact for any k. */
+/* Exact ci_tm_ema_u64 from rk = 1.0 / k: |p - s| <= 2^33, so d * rk is
+ * within 2^-19 of d / k and truncates to the quotient or one off it; the
+ * remainder check picks the quotient. */
 static __device__ __forceinline__ unsigned long long
-tm_ema (unsigned long long s, unsigned long long p, int k)
+tm_ema (unsigned long long s, unsigned long long p, int k, double rk)
 {
   long long d = (long long) p - (long long) s;
-  long long q = (long long) ((double) d / (double) k);
+  long long q = (long long) ((double) d * rk);
   long long r = d - q * k;
   if (d >= 0) {
     if (r < 0)
@@ -1132,9 +1138,12 @@ tm_ema (unsigned long long s, unsigned long long p, int k)
  * table and range from the state, and clear the statistics buffers.
  * One block of TM_UPD threads, IPT consecutive bins each (bins <= IPT *
  * TM_UPD); mirrors ci_tm_state_update + ci_tm_build_map.  Every global
- * value is loaded up front, the divisions are exact double-based ones,
- * and the block-wide steps are one pair scan (KS distance), one barrier
- * vote (cut), one barrier count (occupied bins) and one scan (CDF). */
+ * value is loaded up front and the divisions are exact double-based ones.
+ * A video frame (the state already primed) takes one scan and one barrier
+ * vote: each bin's smoothed value is computed before the cut is known, so
+ * that the KS distance and the CDF come from the same scan (a cut sets
+ * every bin to 1/bins, whose CDF needs none).  Otherwise: one barrier
+ * count (occupied bins) and one scan (CDF). */
 template < int IPT > __global__ void __launch_bounds__ (TM_UPD, 1)
 tm_update_kernel (int bins, uint32_t total, int window,
     unsigned long long thr, int fresh, int do_update, int op, float target,
@@ -1144,13 +1153,17 @@ tm_update_kernel (int bins, uint32_t total, int window,
 {
   __shared__ union
   {
-    TmU2 s2[32];
+    TmKs ks[32];
     unsigned long long sc[32];
   } ts;
   __shared__ uint32_t kb[IPT * TM_UPD];      /* the bins this block owns */
   const int t = threadIdx.x, b0 = t * IPT;
   unsigned long long sv[IPT];
   uint32_t hv[IPT];
+  /* the exclusive CDF (the last bin left out) and its total, when the
+   * video step has them */
+  unsigned long long cdf[IPT], top = 0ull;
+  int have_cdf = 0, single = 0;
   /* the next frame's map kernel copies its fixed tables meanwhile */
   ci_pdl_launch_next ();
   ci_pdl_wait_prev ();
@@ -1199,42 +1212,55 @@ tm_update_kernel (int bins, uint32_t total, int window,
       for (int i = 0; i < IPT; i++)
         sv[i] = pv[i];
       n = { fmin, fmax, fmin, fmax, 1, cur.cuts };
+      /* every thread has read the keys before thread 0 resets them */
+      __syncthreads ();
     } else {
-      /* KS distance: max |cumulative frame - cumulative average| */
-      TmU2 it[IPT], run = { 0ull, 0ull }, tot;
+      const int k = cur.count + 1 < window ? cur.count + 1 : window;
+      const double rk = 1.0 / (double) k;
+      unsigned long long ev[IPT];
+      TmKs it[IPT], run = { 0ll, 0ull, 0u }, tot;
       for (int i = 0; i < IPT; i++) {
-        run.a += pv[i];
-        run.b += sv[i];
+        ev[i] = tm_ema (sv[i], pv[i], k, rk);
+        run.d += (long long) (pv[i] - sv[i]);
+        run.m += b0 + i < bins - 1 ? ev[i] : 0ull;
+        run.n += ev[i] != 0ull;
         it[i] = run;
       }
-      TmU2 incl = tm_block_scan (run, ts.s2, TmU2Sum (), &tot);
+      const TmKs incl = tm_block_scan (run, ts.ks, TmKsSum (), &tot);
+      /* KS distance: max |cumulative frame - cumulative average| */
       bool over = false;
       for (int i = 0; i < IPT; i++) {
-        unsigned long long ca = it[i].a + (incl.a - run.a);
-        unsigned long long cb = it[i].b + (incl.b - run.b);
-        unsigned long long e = ca > cb ? ca - cb : cb - ca;
-        over |= e > thr;
+        const long long c = it[i].d + (incl.d - run.d);
+        over |= (unsigned long long) (c < 0 ? -c : c) > thr;
       }
+      /* (this barrier also orders every thread's read of the keys before
+       * thread 0 resets them) */
       if (__syncthreads_or (over)) {
-        for (int i = 0; i < IPT; i++)
-          sv[i] = CI_TM_ONE / (uint64_t) bins;
+        const unsigned long long u = CI_TM_ONE / (uint64_t) bins;
+        for (int i = 0; i < IPT; i++) {
+          sv[i] = u;
+          cdf[i] = (unsigned long long) (b0 + i) * u;
+        }
+        top = (unsigned long long) (bins - 1) * u;
         n = { fmin, fmax, fmin, fmax, 0, cur.cuts + 1 };
       } else {
-        int k = cur.count + 1 < window ? cur.count + 1 : window;
-        for (int i = 0; i < IPT; i++)
-          sv[i] = tm_ema (sv[i], pv[i], k);
+        for (int i = 0; i < IPT; i++) {
+          sv[i] = ev[i];
+          cdf[i] = (incl.m - run.m) + it[i].m -
+              (b0 + i < bins - 1 ? ev[i] : 0ull);
+        }
+        top = tot.m;
+        single = tot.n <= 1u;
         n = { ci_tm_ema_f (cur.smin, fmin, k), ci_tm_ema_f (cur.smax, fmax,
                 k), cur.blo, cur.bhi, k, cur.cuts };
         ci_tm_bin_range (n.smin, n.smax, &n.blo, &n.bhi);
       }
+      have_cdf = 1;
     }
     for (int i = 0; i < IPT; i++)
       if (b0 + i < bins)
         s[b0 + i] = sv[i];
     cur = n;
-    /* the keys were read by every thread before the barrier in
-     * __syncthreads_or / below */
-    __syncthreads ();
     if (t == 0) {
       *st = n;
       keys[0] = ci_tm_float_key (INFINITY);
@@ -1253,21 +1279,21 @@ tm_update_kernel (int bins, uint32_t total, int window,
     *range = r;
   }
   if (op == CI_TM_OP_HISTOGRAM) {
-    int nz = 0;
-    for (int i = 0; i < IPT; i++)
-      nz += sv[i] != 0ull;
-    /* at most one occupied bin: one thread with one */
-    const int occupied = __syncthreads_count (nz > 0);
-    const int several = __syncthreads_or (nz > 1);
-    const int single = occupied <= 1 && !several;
-    /* exclusive CDF; the last bin left out, so the total is cdf[bins-1] */
-    unsigned long long it[IPT], top;
-    for (int i = 0; i < IPT; i++)
-      it[i] = b0 + i < bins - 1 ? sv[i] : 0ull;
-    tm_excl_scan < IPT > (it, ts.sc, &top);
+    if (!have_cdf) {
+      int nz = 0;
+      for (int i = 0; i < IPT; i++)
+        nz += sv[i] != 0ull;
+      /* at most one occupied bin: one thread with one */
+      const int occupied = __syncthreads_count (nz > 0);
+      const int several = __syncthreads_or (nz > 1);
+      single = occupied <= 1 && !several;
+      for (int i = 0; i < IPT; i++)
+        cdf[i] = b0 + i < bins - 1 ? sv[i] : 0ull;
+      tm_excl_scan < IPT > (cdf, ts.sc, &top);
+    }
     for (int i = 0; i < IPT; i++)
       if (b0 + i < bins)
-        map[b0 + i] = ci_tm_hist_target (it[i], top, single);
+        map[b0 + i] = ci_tm_hist_target (cdf[i], top, single);
   } else {
     for (int j = t; j < CI_TM_CURVE_N; j += TM_UPD)
       map[j] = ci_tm_curve_entry (op, j, src, target);
@@ -1930,9 +1956,13 @@ ci_tm_cuda_fdiv_test (uint64_t n, uint32_t seed, uint64_t * bad)
   cudaError_t e = cudaMalloc ((void **) &d, sizeof *d);
   if (e != cudaSuccess)
     return (int) e;
-  cudaMemset (d, 0, sizeof *d);
-  tm_fdiv_test_kernel <<< 1024, 256 >>> (n, seed, d);
-  e = cudaMemcpy (bad, d, sizeof *d, cudaMemcpyDeviceToHost);
+  e = cudaMemset (d, 0, sizeof *d);
+  if (e == cudaSuccess) {
+    tm_fdiv_test_kernel <<< 1024, 256 >>> (n, seed, d);
+    e = cudaGetLastError ();
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpy (bad, d, sizeof *d, cudaMemcpyDeviceToHost);
   cudaFree (d);
   return (int) e;
 }
