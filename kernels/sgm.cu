@@ -1025,12 +1025,7 @@ agg2_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ acc,
         dn = BIG2;
       path_step<KP> (P, up, dn, pmin, p1x2, p2x2, C2, vm);
     }
-    uint32_t mm = P[0];
-#pragma unroll
-    for (int j = 1; j < KP; j++)
-      mm = __vminu2 (mm, P[j]);
-    mm = min (mm & 0xffffu, mm >> 16);
-    pmin = warp_min_u (mm);
+    pmin = warp_min_u (pairs_min (P));
 
 #pragma unroll
     for (int j = 0; j < KP; j++)
