@@ -84,12 +84,22 @@ main (int argc, char **argv)
   float med[16], agg[16], agg1[16], mn[16];
   size_t mem[16];
   int dd[16];
+  Conf used[16];
   /* CI_SGM_BENCH_CONF = i: only configuration i (for profilers) */
   const char *only = getenv ("CI_SGM_BENCH_CONF");
   for (int c = 0; c < nconf; c++) {
     if (only && *only && atoi (only) != c)
       continue;
-    const Conf *k = &confs[c];
+    Conf kw = confs[c];
+    /* CI_SGM_BENCH_W / _H: another frame size (e.g. where a layout stops
+     * paying) */
+    const char *ow = getenv ("CI_SGM_BENCH_W"), *oh = getenv ("CI_SGM_BENCH_H");
+    if (ow && atoi (ow) > 0)
+      kw.w = atoi (ow);
+    if (oh && atoi (oh) > 0)
+      kw.h = atoi (oh);
+    used[c] = kw;
+    const Conf *k = &used[c];
     SgmParams p;
     sgm_params_init (&p, k->w, k->h);
     /* CI_SGM_BENCH_D = n: n disparities instead (e.g. the WTA's tails) */
@@ -317,9 +327,10 @@ main (int argc, char **argv)
   for (int c = 0; c < nconf; c++) {
     if (only && *only && atoi (only) != c)
       continue;
-    const Conf *k = &confs[c];
+    const Conf *k = &used[c];
     char su[32] = "-", ls[32] = "-";
-    if (k->libsgm_ms > 0 && dd[c] == k->D) {
+    if (k->libsgm_ms > 0 && dd[c] == confs[c].D && k->w == confs[c].w
+        && k->h == confs[c].h) {
       snprintf (su, sizeof su, "%.2fx", k->libsgm_ms / med[c]);
       snprintf (ls, sizeof ls, "%.2f", k->libsgm_ms);
     }

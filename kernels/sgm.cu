@@ -35,6 +35,7 @@
 #include "sgm.h"
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #define FULL 0xffffffffu
@@ -2215,14 +2216,17 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
 }
 
 /* Pairs per lane of the sweeps' pieces (AggIl: runs of 256, then what is
- * left by 64) for D = 129..512, else 0 */
+ * left by 64) for D = 129..512, else 0. Three pairs left over take a
+ * fourth, padded: one 8-byte piece beat a 4- and a 2-byte piece (H200,
+ * pipeline ms: 1080p D = 140 3.37 -> 3.22, 176 3.66 -> 3.45, 400 6.45 ->
+ * 5.87-5.96, 448 6.90-6.98 -> 6.59-6.60; 4K D = 192 13.92 -> 13.25) */
 static int
 sweeps_kp (int D)
 {
   if (D < 129 || D > 512)
     return 0;
   const int n8 = D / 256, t = (D % 256 + 63) / 64;
-  return n8 * 4 + (t == 4 ? 4 : t == 3 ? 3 : t);
+  return n8 * 4 + (t >= 3 ? 4 : t);
 }
 
 /* Columns per warp: more make longer rows of independent steps and fewer
@@ -2258,11 +2262,9 @@ sweeps_kernel (const SgmParams * p)
     (const void *) sweep3_kernel < N, A, B, C, true > : \
     (const void *) sweep3_kernel < N, A, B, C, false >)
   switch (kp) {
-    case 3: return nc == 8 ? SK (0, 1, 1, 8) : SK (0, 1, 1, 4);
     case 4: return nc == 8 ? SK (1, 0, 0, 8) : SK (1, 0, 0, 4);
     case 5: return SK (1, 0, 1, 4);
     case 6: return SK (1, 1, 0, 4);
-    case 7: return SK (1, 1, 1, 4);
     case 8: return SK (2, 0, 0, 4);
     default: return NULL;
   }
@@ -2276,12 +2278,12 @@ sgm_cuda_sweeps_ring_bytes (const SgmParams * p)
   return (size_t) 2 * sweeps_nwx (p) * F3_RING * 64 * nw * sizeof (uint4);
 }
 
-/* D = 129..512, every path value a byte, and a grid that fits the device
- * at once (the cooperative launch's condition) */
-extern "C" int
-sgm_cuda_sweeps_ok (const SgmParams * p)
+/* sgm_cuda_sweeps_ok, and the device's SM count in *sms */
+static int
+sweeps_fit (const SgmParams * p, int *sms_out)
 {
   const void *k = sweeps_kernel (p);
+  *sms_out = 0;
   if (!k || !sgm_cuda_u8_ok (p))
     return 0;
   int dev = 0, sms = 0, coop = 0, nb = 0;
@@ -2295,7 +2297,32 @@ sgm_cuda_sweeps_ok (const SgmParams * p)
     return 0;
   }
   const long blocks = 2L * ((sweeps_nwx (p) + F3_WARPS - 1) / F3_WARPS);
+  *sms_out = sms;
   return coop && blocks <= (long) nb * sms;
+}
+
+/* D = 129..512, every path value a byte, and a grid that fits the device
+ * at once (the cooperative launch's condition) */
+extern "C" int
+sgm_cuda_sweeps_ok (const SgmParams * p)
+{
+  int sms;
+  return sweeps_fit (p, &sms);
+}
+
+/* Each of the sweeps' 2 x nwx warps walks a band of columns down the whole
+ * frame: with too few of them per SM the u8 passes win. H200 (132 SMs),
+ * W x 1080, pipeline ms, u8 + WTA / sweeps: W = 1280 (4.8 warps per SM):
+ * D = 160 2.45 / 2.87, 256 2.54 / 2.66, 400 4.61 / 4.62; 1440 (5.5): 160
+ * 2.73 / 3.01, 256 2.82 / 2.81, 400 5.17 / 4.90; 1600 (6.1): 160 3.02 /
+ * 3.15, 256 3.13 / 2.98; 1760 (6.7): 160 3.29 / 3.31, 256 3.42 / 3.14.
+ * D <= 192 (a lane's fourth pair all padding) needs more warps. */
+static int
+sweeps_preferred (const SgmParams * p)
+{
+  int sms;
+  const long min4 = p->num_disp <= 192 ? 26 : 21;       /* warps per SM x 4 */
+  return sweeps_fit (p, &sms) && 8L * sweeps_nwx (p) >= min4 * sms;
 }
 
 /* sgm_cuda_aggregate_sweeps once sgm_cuda_sweeps_ok holds (compute_into's
@@ -3403,6 +3430,9 @@ struct SgmCuda
   int force_layout;
   size_t max_bytes;
   int layout;                   /* the last one reserve_mode took, or -1 */
+  /* sw_preferred's answer for sw_p */
+  int sw_known, sw_pref;
+  SgmParams sw_p;
   int have_streams;
   cudaStream_t side[SGM_SIDE];
   cudaEvent_t fork, join[SGM_SIDE];
@@ -3420,17 +3450,14 @@ align256 (size_t v)
  * fallback of u8 + WTA (H100, 1080p, D = 512: 12.5 against 15.6 ms). */
 #define SGM_U8_MIN_DISP 385
 
-/* The sweeps against u8 + WTA (H200, 1080p, pipeline ms): D = 140 3.49
- * against 3.35, 192 3.74 against 3.59, 200 3.52 / 3.91, 230 3.61 / 4.22,
- * 256 3.31 / 3.71, 270 4.40 / 4.90, 300 5.16 / 5.79, 400 6.84 / 6.87, 512
- * 7.16 / 7.48; 4K, D = 256 12.3 / 14.5. Why D <= 192 (three pairs per
- * lane) is slower was not looked into. */
-#ifndef SGM_SW_MIN_DISP
-#define SGM_SW_MIN_DISP 193
-#endif
-
+/* The sweeps against u8 + WTA (H200, 1080p, pipeline ms): D = 200 3.52
+ * against 3.91, 230 3.61 / 4.22, 256 3.31 / 3.71, 270 4.40 / 4.90, 300
+ * 5.16 / 5.79, 400 6.84 / 6.87, 512 7.16 / 7.48; 4K, D = 256 12.3 / 14.5;
+ * since D = 129..192 take 4 pairs per lane also D = 140 3.23 / 3.37, 176
+ * 3.45 / 3.66. At 720p (640 warps for 132 SMs) u8 + WTA is faster (D =
+ * 140 1.56 / 1.79, 256 1.69 / 1.73), hence sweeps_preferred. */
 static int
-layout_applies (const SgmParams * p, int layout, int forced)
+layout_applies (const SgmParams * p, int layout, int forced, int sw_pref)
 {
   switch (layout) {
     case LAYOUT_U8:
@@ -3439,26 +3466,43 @@ layout_applies (const SgmParams * p, int layout, int forced)
     case LAYOUT_U8W:
       return sgm_cuda_u8_ok (p);
     case LAYOUT_SW:
-      return (forced || p->num_disp >= SGM_SW_MIN_DISP) && p->paths == 8
-          && sgm_cuda_sweeps_ok (p);
+      return p->paths == 8 && (forced ? sgm_cuda_sweeps_ok (p) : sw_pref);
     default:
       return 1;
   }
 }
 
+/* sweeps_preferred for 8 paths, asked once per parameter set (it queries
+ * the device) */
+static int
+sw_preferred (SgmCuda * s, const SgmParams * p)
+{
+  if (p->paths != 8)
+    return 0;
+  if (!s)
+    return sweeps_preferred (p);
+  if (s->sw_known && !memcmp (&s->sw_p, p, sizeof *p))
+    return s->sw_pref;
+  s->sw_p = *p;
+  s->sw_pref = sweeps_preferred (p);
+  s->sw_known = 1;
+  return s->sw_pref;
+}
+
 /* The preferred layout not marked failed (or s->force_layout where it
  * applies). */
 static int
-pick_layout (const SgmCuda * s, const SgmParams * p)
+pick_layout (SgmCuda * s, const SgmParams * p)
 {
   const int l = s ? s->force_layout : -1;
-  if (l >= 0 && l < LAYOUT_N && layout_applies (p, l, 1) && !s->failed[l])
+  if (l >= 0 && l < LAYOUT_N && layout_applies (p, l, 1, 0) && !s->failed[l])
     return l;
   static const int order[] = { LAYOUT_SW, LAYOUT_U8W, LAYOUT_U8,
     LAYOUT_SPLIT
   };
+  const int sw = sw_preferred (s, p);
   for (int i = 0; i < (int) (sizeof order / sizeof order[0]); i++)
-    if (layout_applies (p, order[i], 0) && !(s && s->failed[order[i]]))
+    if (layout_applies (p, order[i], 0, sw) && !(s && s->failed[order[i]]))
       return order[i];
   return LAYOUT_COMPACT;
 }
