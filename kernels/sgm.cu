@@ -2081,6 +2081,13 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
   /* Row i: costs from cur (row i's raw bytes; row i + 2's go to nxt, with
    * PP cur itself once read), states A, R, L of row i - 1 -> nA, nR, nL
    * of row i */
+  /* a line that starts at this pixel (no neighbour before it): its state
+   * is the cost */
+  auto start = [](const uint32_t (&c)[KP], uint32_t (&n)[KP]) {
+#pragma unroll
+    for (int j = 0; j < KP; j++)
+      n[j] = c[j];
+  };
   auto row = [&](int i, const St & cur, St & nxt, const St & A,
       const St & R, const St & L, St & nA, St & nR, St & nL) {
     if (!PP && i + 2 < H)
@@ -2124,9 +2131,7 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       if (x0 + 1 < W)
         f3_step < CF > (L[1], C[0], vm, nL[0], lane, a.p1x2, a.p2x2);
       else
-#pragma unroll
-        for (int j = 0; j < KP; j++)
-          nL[0][j] = C[0][j];
+        start (C[0], nL[0]);
       f3_publish < KP > (slot, nR[NC - 1], vm, tag);
       f3_publish < KP > (slot + 32 * NW, nL[0], vm, tag);
 #pragma unroll
@@ -2138,18 +2143,14 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
         if (x0 + k + 1 < W)
           f3_step < CF > (L[k + 1], C[k], vm, nL[k], lane, a.p1x2, a.p2x2);
         else
-#pragma unroll
-          for (int j = 0; j < KP; j++)
-            nL[k][j] = C[k][j];
+          start (C[k], nL[k]);
       }
       if (hasl) {
         uint32_t P[KP];
         f3_take < KP > (vl, left + ps * SLOT, ptag, vm, P);
         f3_step < CF > (P, C[0], vm, nR[0], lane, a.p1x2, a.p2x2);
       } else {
-#pragma unroll
-        for (int j = 0; j < KP; j++)
-          nR[0][j] = C[0][j];
+        start (C[0], nR[0]);
       }
       if (hasr) {
         uint32_t P[KP];
@@ -2158,9 +2159,7 @@ sweep3_kernel (const uint8_t * __restrict__ cost, uint16_t * __restrict__ out,
       } else {
         /* x0 + NC - 1 >= W - 1: the line starts here, or the column is
          * past the image */
-#pragma unroll
-        for (int j = 0; j < KP; j++)
-          nL[NC - 1][j] = C[NC - 1][j];
+        start (C[NC - 1], nL[NC - 1]);
       }
     }
     uint16_t *q = o + (size_t) row_of (i) * W * Ds;
