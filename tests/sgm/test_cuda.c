@@ -714,6 +714,10 @@ main (int argc, char **argv)
     {761, 3, 750, 0, SGM_CENSUS_SYM_9X7, 0, 8},
     {869, 3, 850, 1, SGM_CENSUS_9X7, 0, 8},
     {941, 3, 930, 0, SGM_CENSUS_9X7, 0, 8},
+    /* D = 65..128 (16-lane lines) at odd D and a wide frame */
+    {133, 11, 100, 0, SGM_CENSUS_9X7, 0, 8},
+    {70, 9, 65, 2, SGM_CENSUS_SYM_9X7, 0, 8},
+    {3079, 4, 128, 0, SGM_CENSUS_9X7, 0, 8},
     /* D that fill the passes' lanes exactly (no padding masks) */
     {97, 9, 32, 0, SGM_CENSUS_9X7, 0, 8},
     {331, 5, 320, 0, SGM_CENSUS_9X7, 0, 8},
