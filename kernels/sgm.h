@@ -128,7 +128,8 @@ int sgm_cuda_reserve (SgmCuda * s, const SgmParams * p);
 /* Device bytes held now. */
 size_t sgm_cuda_bytes (const SgmCuda * s);
 /* The scratch layout the last reserve or compute took (0: u8 + WTA, 1: u8,
- * 2: split, 3: compact; see kernels/sgm.cu), -1 before any; for tests. */
+ * 2: split, 3: compact, 4: sweeps; see kernels/sgm.cu), -1 before any; for
+ * tests. */
 int sgm_cuda_layout (const SgmCuda * s);
 /* Bytes the pipeline needs for @p (without the caller's images). */
 size_t sgm_cuda_bytes_needed (const SgmParams * p);
