@@ -431,7 +431,7 @@ CI_HD float
 ci_tm_bt709_inv_oetf_f (float v)
 {
   if (v < 0.081f)
-    return v / 4.5f;
+    return v == 0.0f ? v : v / 4.5f;   /* as ci_tm_ema_f: no slow path for 0 */
   return ci_tm_powf ((v + 0.099f) / 1.099f, 1.0f / 0.45f);
 }
 
@@ -532,10 +532,14 @@ ci_tm_ema_u64 (uint64_t s, uint64_t p, int k)
   return (uint64_t) ((int64_t) s + d / k);
 }
 
+/* A zero dividend (a still range) skips the division: the GPU's IEEE
+ * division takes its slow path for it, and s + 0.0f is s + 0 / k, signed
+ * zeros included. */
 CI_HD float
 ci_tm_ema_f (float s, float p, int k)
 {
-  return s + (p - s) / (float) k;
+  const float d = p - s;
+  return d == 0.0f ? s + 0.0f : s + d / (float) k;
 }
 
 /* Target relative luminance of histogram bin b from the exclusive CDF:
@@ -544,7 +548,9 @@ ci_tm_ema_f (float s, float p, int k)
 CI_HD float
 ci_tm_hist_target (uint64_t cdf_excl_b, uint64_t cdf_excl_top, int degenerate)
 {
-  float c = (degenerate || cdf_excl_top == 0) ? 0.5f :
+  /* (the empty bins below the first occupied one: 0 without a division,
+   * whose slow path a zero dividend takes on the GPU) */
+  float c = (degenerate || cdf_excl_top == 0) ? 0.5f : cdf_excl_b == 0 ? 0.0f :
       (float) ((double) cdf_excl_b / (double) cdf_excl_top);
   return ci_tm_bt709_inv_oetf_f (c);
 }
