@@ -2325,7 +2325,7 @@ sweeps_preferred (const SgmParams * p)
 }
 
 /* sgm_cuda_aggregate_sweeps once sgm_cuda_sweeps_ok holds (compute_into's
- * layout choice has asked it: its occupancy query once per frame, not twice) */
+ * layout choice has asked it, once per parameter set: sw_preferred) */
 static int
 sweeps_launch (const uint8_t * cost, const SgmParams * p, uint16_t * out,
     size_t ostride, void *ring, ci_stream_t stream)
@@ -3453,8 +3453,7 @@ align256 (size_t v)
  * against 3.91, 230 3.61 / 4.22, 256 3.31 / 3.71, 270 4.40 / 4.90, 300
  * 5.16 / 5.79, 400 6.84 / 6.87, 512 7.16 / 7.48; 4K, D = 256 12.3 / 14.5;
  * since D = 129..192 take 4 pairs per lane also D = 140 3.23 / 3.37, 176
- * 3.45 / 3.66. At 720p (640 warps for 132 SMs) u8 + WTA is faster (D =
- * 140 1.56 / 1.79, 256 1.69 / 1.73), hence sweeps_preferred. */
+ * 3.45 / 3.66. On narrower frames u8 + WTA can win: sweeps_preferred. */
 static int
 layout_applies (const SgmParams * p, int layout, int forced, int sw_pref)
 {

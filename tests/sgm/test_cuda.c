@@ -219,7 +219,6 @@ make_pair (uint8_t * l, uint8_t * r, size_t stride, int w, int h, int bpp,
   }
 }
 
-/* dsh: the true disparity's index (d - min) in row 0 (the rows add 0..4) */
 /* name = v, or unset when v is empty */
 static void
 set_or_unset (const char *name, const char *v)
@@ -230,6 +229,7 @@ set_or_unset (const char *name, const char *v)
     unsetenv (name);
 }
 
+/* dsh: the true disparity's index (d - min) in row 0 (the rows add 0..4) */
 static void
 run_case (int w, int h, int D, int mind, int census, int kind, int paths,
     int dsh)
