@@ -56,7 +56,7 @@ struct CiTmCuda
   CiTmCudaRuntime rt;
   int impl;
   int bins, primed;
-  bool pdl;                     /* update and map kernels dependent-launched (sm_90+) */
+  bool pdl;                     /* update kernel dependent-launched (sm_90+) */
   float *d_eotf, *d_oetf, *d_map;
   float2 *d_pairs;              /* TM_L2_N log pairs, TM_O2_N OETF pairs */
   uint8_t *d_oetf8;             /* TM_O8_PAD bytes */
@@ -787,12 +787,12 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   uint8_t *o8 = (uint8_t *) (bint + TM_BINT_PAD);
   uint32_t *h = (uint32_t *) (o8 + (OC ? 0 : TM_O8_PAD));
 
-  /* Dependent-launched after the update kernel (a still frame's own, a
-   * video frame's the last frame's): the fixed tables are copied while it
-   * runs; its map, range and cleared statistics (and whatever else came
-   * before on the stream, the input included) are read after the wait.
-   * The grid leaves the update's SM out: on video, a block waiting for
-   * that SM started its share late, by as much as the others gained. */
+  /* Without statistics (still frames), dependent-launched after the
+   * update kernel: the fixed tables are copied while it runs; its map,
+   * range and cleared statistics (and whatever else came before on the
+   * stream) are read after the wait. (With statistics, on video, the
+   * same measured no faster, with the update's SM in the grid or left
+   * out of it: see docs/tonemap.md.) */
   tm_copy (eotf, g_eotf, TM_EOTF_N);
   tm_copy ((float *) lg2, (const float *) g_pairs,
       2 * (TM_L2_N + (OC ? TM_O2_N : 0)));
@@ -1377,7 +1377,7 @@ tm_input_class (const CiTmCuda * tm)
  * limit. */
 static int
 tm_grid_n (const CiTmCuda * tm, const void *func, int nt, size_t smem,
-    long long work_items, int *grid, int *full = NULL)
+    long long work_items, int *grid)
 {
   cudaFuncAttributes fa;
   CK (cudaFuncGetAttributes (&fa, func));
@@ -1395,8 +1395,6 @@ tm_grid_n (const CiTmCuda * tm, const void *func, int nt, size_t smem,
   long long need = (work_items + nt - 1) / nt;
   long long g = (long long) sms * occ;
   *grid = (int) (g < need ? g : (need > 0 ? need : 1));
-  if (full)
-    *full = (int) g;
   return 0;
 }
 
@@ -1578,16 +1576,10 @@ tm_create (const CiTmParams * p, const float *eotf, const float *oetf,
               nqf > 0 ? nqf : 1, &tm->grid_fkeys[ic]));
     for (int ic = 0; ic < TM_NIC; ic++)
       for (int oc = 0; oc < 2; oc++)
-        for (int st = 0; st < 2; st++) {
-          int *g = &tm->grid_fast[ic][oc][st], full = 0;
+        for (int st = 0; st < 2; st++)
           CK (tm_grid_n (tm, fast[ic][oc][st], TM_FBLOCK,
-                  tm->smem_fast[oc][st], nqf > 0 ? nqf : 1, g, &full));
-          /* the map kernels are dependent-launched after an update
-           * kernel, whose one block holds an SM until the map can start:
-           * a block for that SM would start late and end late */
-          if (tm->pdl && *g == full && full > 1)
-            *g = full - 1;
-        }
+                  tm->smem_fast[oc][st], nqf > 0 ? nqf : 1,
+                  &tm->grid_fast[ic][oc][st]));
   }
 
   if (impl & CI_TM_STATS_CUB) {
@@ -1751,7 +1743,7 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
     int err = 0;
     tm_with_class (ic,[&](auto k) {
           constexpr int IC = decltype (k)::value;
-#define TM_F(OC) (int) ci_launch_after (tm->pdl, \
+#define TM_F(OC) (int) ci_launch_after (tm->pdl && !STATS, \
           tm_fast_kernel < IC, OC, \
           STATS >, tm->grid_fast[IC][OC][STATS], TM_FBLOCK, \
           tm->smem_fast[OC][STATS], s, tm->p, *in, *out, tm->d_pairs, \
