@@ -19,13 +19,54 @@ RUN=${RUN:-}
 n=0 failed=0
 : > "$LOG/failures.txt"
 
+# A hung pipeline's threads: their kernel wait channels and system calls
+# (futex: a lock; ioctl: the driver) and, where the host has gdb, their
+# backtraces. One refusal hung once in some 1800 runs (2026-11-29) and left
+# nothing but its timeout behind.
+hang_report () {
+  local pid=$1 t
+  shift
+  echo "== $(date -u '+%F %T') pid $pid: gst-launch-1.0 $*"
+  for t in /proc/"$pid"/task/*; do
+    echo "thread ${t##*/} $(cat "$t/comm" 2>/dev/null): wchan" \
+      "$(cat "$t/wchan" 2>/dev/null), syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+  done
+  if command -v gdb > /dev/null; then
+    timeout 60 gdb -q -batch -p "$pid" -ex 'thread apply all bt' 2>&1 | tail -300
+  fi
+}
+
+# launch PIPELINE...: gst-launch-1.0 -q with a limit of SWEEP_TIMEOUT seconds
+# (120); sets out (stdout and stderr) and rc (124 past the limit, after
+# hang_report into $LOG/hang.N.txt).
+launch () {
+  local pid timer done_pid st
+  $RUN gst-launch-1.0 -q "$@" > "$LOG/out.txt" 2>&1 &
+  pid=$!
+  sleep "${SWEEP_TIMEOUT:-120}" &
+  timer=$!
+  wait -n -p done_pid "$pid" "$timer"
+  st=$?
+  if [ "$done_pid" = "$pid" ]; then
+    rc=$st
+    kill "$timer" 2> /dev/null
+    wait "$timer" 2> /dev/null
+  else
+    hang_report "$pid" "$@" > "$LOG/hang.$n.txt" 2>&1
+    kill -KILL "$pid" 2> /dev/null
+    wait "$pid" 2> /dev/null
+    rc=124
+  fi
+  out=$(cat "$LOG/out.txt")
+}
+
 # expect ok|refuse PIPELINE...: ok = exit 0; refuse = a non-zero exit with an
 # ERROR (or a refused link) and no crash. Either way no CRITICAL or signal.
 expect () {
   local want=$1; shift
   n=$((n + 1))
   local out rc
-  out=$(timeout 120 $RUN gst-launch-1.0 -q "$@" 2>&1); rc=$?
+  launch "$@"
   local bad=
   if echo "$out" | grep -q "CRITICAL\|Segmentation\|Aborted\|SIGSEGV"; then
     bad="crash or CRITICAL"
@@ -41,7 +82,8 @@ expect () {
   fi
   if [ -n "$bad" ]; then
     failed=$((failed + 1))
-    { echo "FAIL ($bad): $*"; echo "$out" | tail -4; } >> "$LOG/failures.txt"
+    { echo "FAIL ($bad): $*"; echo "$out" | tail -4
+      [ $rc -eq 124 ] && echo "(threads: $LOG/hang.$n.txt)"; } >> "$LOG/failures.txt"
     echo "FAIL ($bad): $*"
   fi
 }
