@@ -3470,8 +3470,19 @@ layout_applies (const SgmParams * p, int layout, int forced, int sw_pref)
   }
 }
 
-/* sweeps_preferred for 8 paths, asked once per parameter set (it queries
- * the device) */
+/* The parameters sweeps_preferred depends on (the kernel and grid: width
+ * and D; sgm_cuda_u8_ok: census, p1, p2), so that animating another
+ * property (uniqueness, lr-max-diff, ...) does not ask the device again
+ * every frame. */
+static int
+sw_same (const SgmParams * a, const SgmParams * b)
+{
+  return a->width == b->width && a->num_disp == b->num_disp &&
+      a->census == b->census && a->p1 == b->p1 && a->p2 == b->p2;
+}
+
+/* sweeps_preferred for 8 paths, asked once per such parameter set (it
+ * queries the device) */
 static int
 sw_preferred (SgmCuda * s, const SgmParams * p)
 {
@@ -3479,7 +3490,7 @@ sw_preferred (SgmCuda * s, const SgmParams * p)
     return 0;
   if (!s)
     return sweeps_preferred (p);
-  if (s->sw_known && !memcmp (&s->sw_p, p, sizeof *p))
+  if (s->sw_known && sw_same (&s->sw_p, p))
     return s->sw_pref;
   s->sw_p = *p;
   s->sw_pref = sweeps_preferred (p);

@@ -609,7 +609,38 @@ run_case (int w, int h, int D, int mind, int census, int kind, int paths,
       failures++;
       printf ("FAIL %s pipeline, compact layout\n", tag);
     }
+    const int qlay = sgm_cuda_layout (cq);
     sgm_cuda_destroy (cq);
+    /* the first context, whose layout choice is cached on the parameters
+     * it depends on: another uniqueness ratio and LR limit (not among
+     * them) keep its layout; p2 = 250 (among them) moves it to the layout
+     * a new context takes for it; p again takes its first layout */
+    SgmParams v = p;
+    v.uniqueness = p.uniqueness > SGM_UNIQ_ONE / 2 ? SGM_UNIQ_ONE / 2 :
+        SGM_UNIQ_ONE * 9 / 10;
+    v.lr_max_diff = p.lr_max_diff == 3 ? 1 : 3;
+    int16_t *fv = malloc (n * 2);
+    if (sgm_ref_compute (&v, L, stride, R, stride, luma, fv) < 0)
+      exit (1);
+    const struct
+    {
+      const SgmParams *p;
+      const int16_t *want;
+      int layout;
+    } seq[] = { {&v, fv, chosen}, {&q, fq, qlay}, {&p, full, chosen} };
+    for (int i = 0; i < 3; i++) {
+      KL (pipe_run (&pp, ctx, seq[i].p, hq));
+      checks++;
+      if (memcmp (hq, seq[i].want, n * 2)
+          || sgm_cuda_layout (ctx) != seq[i].layout) {
+        failures++;
+        printf ("FAIL %s pipeline, one context, parameter set %d: layout "
+            "%d, %d expected%s\n", tag, i, sgm_cuda_layout (ctx),
+            seq[i].layout, memcmp (hq, seq[i].want, n * 2) ?
+            ", disparities differ" : "");
+      }
+    }
+    free (fv);
     free (fq);
     free (hq);
     /* the first context again, for the conversions below */
