@@ -318,13 +318,28 @@ static __device__ __forceinline__ void
 tm_decode_420 (uint32_t a0, uint32_t a1, uint32_t c, int sh, uint32_t m,
     const CiTmParams & p, float *r, float *g, float *b, float *a)
 {
+  /* the same codes, each by a shift and one and-or (mask and magic):
+   * a low half as (x >> sh) & (m & 0xffff >> sh), a high half as
+   * x >> (16 + sh), masked where m is narrower than the half */
+  const uint32_t ml = m & (0xffffu >> sh), sh2 = 16u + (uint32_t) sh;
+  auto lo =[&](uint32_t x) {
+    /* (x >> sh) & ml | magic as one lop3: written in C, ptxas turned it
+     * into (x & 0xffff) >> sh and an or, one instruction more */
+    uint32_t u;
+    asm ("lop3.b32 %0, %1, %2, %3, 0xEA;":"=r" (u):"r" (x >> sh), "r" (ml),
+        "r" (0x4B400000u));
+    return ci_tm_u2f (u) - CI_TM_MAGIC;
+  };
+  auto hi =[&](uint32_t x) {
+    return ci_tm_i2f (m == 0xffffu ? x >> sh2 : (x >> sh2) & m);
+  };
   float yy[4];
-  yy[0] = ci_tm_i2f (((a0 & 0xffffu) >> sh) & m);
-  yy[1] = ci_tm_i2f (((a0 >> 16) >> sh) & m);
-  yy[2] = ci_tm_i2f (((a1 & 0xffffu) >> sh) & m);
-  yy[3] = ci_tm_i2f (((a1 >> 16) >> sh) & m);
-  float u = fmaf (ci_tm_i2f (((c & 0xffffu) >> sh) & m), p.c_scale, p.c_off);
-  float v = fmaf (ci_tm_i2f (((c >> 16) >> sh) & m), p.c_scale, p.c_off);
+  yy[0] = lo (a0);
+  yy[1] = hi (a0);
+  yy[2] = lo (a1);
+  yy[3] = hi (a1);
+  float u = fmaf (lo (c), p.c_scale, p.c_off);
+  float v = fmaf (hi (c), p.c_scale, p.c_off);
   for (int i = 0; i < 4; i++) {
     ci_tm_ycc_rgb (&p, fmaf (yy[i], p.y_scale, p.y_off), u, v, &r[i], &g[i],
         &b[i]);
@@ -671,33 +686,53 @@ tm_oetf8_s (uint32_t ob, float v)
 }
 
 /* ci_tm_bin_of_key from the per-frame table at bb = shared address of
- * bin[0] */
+ * bin[0], for the key's offset ko = k - CI_TM_KEY0 */
 static __device__ __forceinline__ int
-tm_bin_s (uint32_t bb, uint32_t k)
+tm_bin_s (uint32_t bb, uint32_t ko)
 {
-  return (int) tm_lds_u16 (bb + 2u * min (k - CI_TM_KEY0, CI_TM_KEYS - 1u));
+  return (int) tm_lds_u16 (bb + 2u * min (ko, CI_TM_KEYS - 1u));
+}
+
+/* ci_tm_factor's histogram case without its select of 0 for y <= 0: y is
+ * 0 only where the pixel's three linear channels are (each is 0 or a
+ * table value far above 2^-100, times a positive weight), and then the
+ * rgb that k multiplies is zero and the quotient finite (map <= 1), so
+ * the product is the same +0. */
+static __device__ __forceinline__ float
+tm_hist_factor (const float *map, float y, int bin)
+{
+  return ci_tm_fdiv_nrm (map[bin], fmaxf (y, 0x1p-100f));
 }
 
 /* ci_tm_rgb_word as two byte permutes and an or (r8, g8, b8: bytes 0 of
  * their words, the rest zero): srb = tm_rb_sel (f) puts r8 and b8 at
- * bytes 0 and 2 in the format's order, 0x4101 g8 and alpha at 1 and 3. */
-static __device__ __forceinline__ uint32_t
+ * bytes 0 and 2 in the format's order, 0x4101 g8 and alpha at 1 and 3.
+ * The fast kernels take srb as an argument: the permute reads it from the
+ * constant bank, where a value computed in the kernel was recomputed for
+ * every pixel (64 registers). */
+static __host__ __device__ __forceinline__ uint32_t
 tm_rb_sel (int f)
 {
   return ci_tm_out_bgr (f) ? 0x1014u : 0x1410u;
 }
 
-static __device__ __forceinline__ uint32_t
+/* OPAQUE: an input without alpha (a = 1, so alpha 255 in every format):
+ * the alpha byte or-ed in and g8 shifted in by one add, not a second
+ * permute of g8 and a constant 255 that had to be set per pixel */
+template < bool OPAQUE > static __device__ __forceinline__ uint32_t
 tm_rgb_word (uint32_t srb, int f, uint32_t r8, uint32_t g8, uint32_t b8,
     float a)
 {
+  if (OPAQUE)
+    return (__byte_perm (r8, b8, srb) | 0xff000000u) + (g8 << 8);
   const uint32_t a8 = ci_tm_alpha8 (f, a);
   return __byte_perm (r8, b8, srb) | __byte_perm (g8, a8, 0x4101u);
 }
 
 /* A full quad into a shared histogram at idx[] (bins or cells): one
  * atomic where the four agree (flat areas); and the min/max of its cell
- * keys. */
+ * keys' offsets ko = k - CI_TM_KEY0 (what the bin address is computed
+ * from: the key itself would be computed again for this). */
 template < typename I > static __device__ __forceinline__ void
 tm_count_quad (uint32_t * h, const I * idx, const uint32_t * key,
     uint32_t & klo, uint32_t & khi)
@@ -772,7 +807,7 @@ __launch_bounds__ (TM_FBLOCK, TM_FMINB)
 tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     const float2 * g_pairs, const float *g_eotf, const uint8_t * g_oetf8,
     const float *g_oetf, const float *g_map, const CiTmMapRange * g_range,
-    uint32_t * g_hist, uint32_t * keys)
+    uint32_t * g_hist, uint32_t * keys, uint32_t srb)
 {
   extern __shared__ float4 sm4[];
   if (STATS)
@@ -814,7 +849,6 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   const uint32_t eb = tm_sbase (eotf, 0x4B400000u << 2);
   const uint32_t ob = tm_sbase (o8, 0x4B400000u);
   const uint32_t bb = tm_sbase (bint, 0);
-  const uint32_t srb = tm_rb_sel (f);
   __syncthreads ();
   /* each block bins the cell keys itself (7 k entries: a few per thread,
    * cheaper than copying them) */
@@ -823,37 +857,40 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
         p.bins);
   __syncthreads ();
 
-  /* this frame's range as cell keys (ci_tm_logq is monotonic in them) */
+  /* this frame's range as cell keys' offsets (ci_tm_logq is monotonic in
+   * them; the keys are never below CI_TM_KEY0) */
   uint32_t klo = 0xffffffffu, khi = 0u;
   while (walk.more ()) {
     const int x = 2 * walk.qx, y = 2 * walk.qy;
     walk.next ();
-    TmRaw < IC > nxt = { };
-    if (walk.more ())
-      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
-
     float r[4], g[4], b[4], a[4], rgb[4][3], yl[4];
     uint32_t key[4];
     int bin[4];
+    /* decode, then load the next quad: loaded first, P010's loads shared
+     * a scoreboard with the decode's constant loads, and every quad
+     * waited for the next one's input (Nsight: 16 % of the stall
+     * samples on the decode's first shift, H200) */
     tm_raw_decode (cur, p, r, g, b, a);
+    TmRaw < IC > nxt = { };
+    if (walk.more ())
+      tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
     for (int i = 0; i < 4; i++) {
       yl[i] = ci_tm_light (&p, tm_eotf_s (eb, r[i]), tm_eotf_s (eb, g[i]),
           tm_eotf_s (eb, b[i]), rgb[i]);
-      key[i] = ci_tm_key (yl[i]);
+      key[i] = ci_tm_key (yl[i]) - CI_TM_KEY0;
       bin[i] = tm_bin_s (bb, key[i]);
     }
     if (STATS)
       tm_count_quad (h, bin, key, klo, khi);
     float k[4];
     for (int i = 0; i < 4; i++)
-      k[i] = p.op == CI_TM_OP_HISTOGRAM ?
-          ci_tm_factor (CI_TM_OP_HISTOGRAM, map, eotf, yl[i], bin[i]) :
+      k[i] = p.op == CI_TM_OP_HISTOGRAM ? tm_hist_factor (map, yl[i], bin[i]) :
           ci_tm_curve_factor (map, tm_logc2 (yl[i], lg2));
     if (!OC) {
       uint32_t w[4];
       for (int i = 0; i < 4; i++) {
         ci_tm_gamut (p.op, k[i], rgb[i]);
-        w[i] = tm_rgb_word (srb, f, tm_oetf8_s (ob, rgb[i][0]),
+        w[i] = tm_rgb_word < IC == 0 || IC == 2 || IC == 4 > (srb, f, tm_oetf8_s (ob, rgb[i][0]),
             tm_oetf8_s (ob, rgb[i][1]), tm_oetf8_s (ob, rgb[i][2]), a[i]);
       }
       uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
@@ -883,9 +920,9 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 
   float lo = INFINITY, hi = -INFINITY;
-  if (STATS && khi != 0u) {
-    lo = ci_tm_logq (klo, eotf);
-    hi = ci_tm_logq (khi, eotf);
+  if (STATS && klo <= khi) {
+    lo = ci_tm_logq (klo + CI_TM_KEY0, eotf);
+    hi = ci_tm_logq (khi + CI_TM_KEY0, eotf);
   }
   walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*rgb)[3],
           const float *yl, const float *l, const float *a) {
@@ -905,13 +942,13 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 }
 
-/* Index of a cell key in the key histogram: the clamp of
- * ci_tm_bin_of_key, so that folding the cells into bins gives each pixel
- * the bin the map kernels look up. */
+/* Index of a cell key in the key histogram, from the key's offset ko = k
+ * - CI_TM_KEY0: the clamp of ci_tm_bin_of_key, so that folding the cells
+ * into bins gives each pixel the bin the map kernels look up. */
 static __device__ __forceinline__ uint32_t
-tm_cell (uint32_t k)
+tm_cell (uint32_t ko)
 {
-  return min (k - CI_TM_KEY0, CI_TM_KEYS - 1u);
+  return min (ko, CI_TM_KEYS - 1u);
 }
 
 /* Statistics of a still frame in one pass: a histogram of the cell keys
@@ -941,7 +978,8 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     h[c] = 0;
   __syncthreads ();
 
-  /* ci_tm_logq is monotonic in the keys: their min/max give the range */
+  /* ci_tm_logq is monotonic in the keys: the min/max of their offsets
+   * give the range */
   uint32_t klo = 0xffffffffu, khi = 0u;
   while (walk.more ()) {
     walk.next ();
@@ -952,7 +990,8 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
     uint32_t key[4], c[4];
     tm_raw_decode (cur, p, r, g, b, a);
     for (int i = 0; i < 4; i++) {
-      key[i] = ci_tm_key (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb));
+      key[i] = ci_tm_key (ci_tm_linearize (&p, eotf, r[i], g[i], b[i], rgb)) -
+          CI_TM_KEY0;
       c[i] = tm_cell (key[i]);
     }
     tm_count_quad (h, c, key, klo, khi);
@@ -963,7 +1002,7 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
           const float *yl, const float *, const float *) {
         int cell[4];
         for (int i = 0; i < 4; i++) {
-          const uint32_t k = ci_tm_key (yl[i]);
+          const uint32_t k = ci_tm_key (yl[i]) - CI_TM_KEY0;
           cell[i] = (int) tm_cell (k);
           if (tm_valid (p, x, y, i)) {
             klo = min (klo, k);
@@ -973,9 +1012,9 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
         tm_hist_quad (h, p, x, y, cell);
       });
   float lo = INFINITY, hi = -INFINITY;
-  if (khi != 0u) {
-    lo = ci_tm_logq (klo, eotf);
-    hi = ci_tm_logq (khi, eotf);
+  if (klo <= khi) {
+    lo = ci_tm_logq (klo + CI_TM_KEY0, eotf);
+    hi = ci_tm_logq (khi + CI_TM_KEY0, eotf);
   }
   tm_merge_hist (h, g_kh, (int) CI_TM_KEYS);
   tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
@@ -1748,7 +1787,7 @@ tm_launch_map_t (CiTmCuda * tm, bool vec, bool hwo, const CiTmInPlanes * in,
           STATS >, tm->grid_fast[IC][OC][STATS], TM_FBLOCK, \
           tm->smem_fast[OC][STATS], s, tm->p, *in, *out, tm->d_pairs, \
           tm->d_eotf, tm->d_oetf8, tm->d_oetf, tm->d_map, tm->d_range, \
-          tm->d_hist, tm->d_keys)
+          tm->d_hist, tm->d_keys, tm_rb_sel (tm->p.out_format))
           err = oc == 0 ? TM_F (0) : TM_F (1);
 #undef TM_F
         });

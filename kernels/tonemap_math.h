@@ -731,6 +731,21 @@ ci_tm_linearize (const CiTmParams * p, const float *eotf_lut, float r, float g,
       ci_tm_eotf (eotf_lut, b), rgb);
 }
 
+/* r, g, b all in [0,1] (false for NaN). On the GPU as one unsigned maximum
+ * of the bits: 0 <= x <= 1 exactly when bits(x) <= bits(1.0f), but for -0
+ * (0x80000000), which then takes the clamps below to the same code. */
+CI_HD int
+ci_tm_in01 (float r, float g, float b)
+{
+#ifdef __CUDA_ARCH__
+  return max (max (ci_tm_f2u (r), ci_tm_f2u (g)), ci_tm_f2u (b)) <=
+      0x3f800000u;
+#else
+  return (r >= 0.0f) & (g >= 0.0f) & (b >= 0.0f) & (r <= 1.0f) &
+      (g <= 1.0f) & (b <= 1.0f);
+#endif
+}
+
 /* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
  * without changing hue: out-of-gamut colours are desaturated towards the
  * grey of the same luminance (not clipped per channel). */
@@ -742,8 +757,7 @@ ci_tm_gamut (int op, float k, float *rgb)
    * (false for NaN, unlike one on min/max) is all it costs. Its
    * luminance, the desaturation steps and the clamp are only computed
    * when needed (the second step re-reads the maximum after the first). */
-  const int in = (r >= 0.0f) & (g >= 0.0f) & (b >= 0.0f) & (r <= 1.0f) &
-      (g <= 1.0f) & (b <= 1.0f);
+  const int in = ci_tm_in01 (r, g, b);
   if (!in) {
     if (op != CI_TM_OP_CLIP) {
       float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
