@@ -704,6 +704,48 @@ tm_hist_factor (const float *map, float y, int bin)
   return ci_tm_fdiv_nrm (map[bin], fmaxf (y, 0x1p-100f));
 }
 
+/* ci_tm_light for a quad (r, g, b: its non-linear R'G'B'), the same steps
+ * per pixel, but HLG's and the primaries' branches taken once per quad
+ * rather than per pixel */
+static __device__ __forceinline__ void
+tm_light_quad (const CiTmParams & p, uint32_t eb, const float *r,
+    const float *g, const float *b, float (*rgb)[3], float *yl)
+{
+  float l[4][3];
+  for (int i = 0; i < 4; i++) {
+    l[i][0] = tm_eotf_s (eb, r[i]);
+    l[i][1] = tm_eotf_s (eb, g[i]);
+    l[i][2] = tm_eotf_s (eb, b[i]);
+    yl[i] = ci_tm_lum (&p, l[i][0], l[i][1], l[i][2]);
+  }
+  if (p.transfer == CI_TM_TRC_HLG)
+    for (int i = 0; i < 4; i++)
+      ci_tm_hlg_ootf (&p, &l[i][0], &l[i][1], &l[i][2], &yl[i]);
+  for (int i = 0; i < 4; i++)
+    if (p.convert_primaries)
+      ci_tm_bt2087 (l[i][0], l[i][1], l[i][2], rgb[i]);
+    else
+      for (int c = 0; c < 3; c++)
+        rgb[i][c] = l[i][c];
+}
+
+/* ci_tm_gamut for a quad: one branch for the quad's usual case, all four
+ * pixels in gamut */
+static __device__ __forceinline__ void
+tm_gamut_quad (int op, const float *k, float (*rgb)[3])
+{
+  int in[4];
+  for (int i = 0; i < 4; i++) {
+    for (int c = 0; c < 3; c++)
+      rgb[i][c] *= k[i];
+    in[i] = ci_tm_in01 (rgb[i][0], rgb[i][1], rgb[i][2]);
+  }
+  if (!(in[0] & in[1] & in[2] & in[3]))
+    for (int i = 0; i < 4; i++)
+      if (!in[i])
+        ci_tm_gamut_fix (op, rgb[i]);
+}
+
 /* ci_tm_rgb_word as two byte permutes and an or (r8, g8, b8: bytes 0 of
  * their words, the rest zero): srb = tm_rb_sel (f) puts r8 and b8 at
  * bytes 0 and 2 in the format's order, 0x4101 g8 and alpha at 1 and 3.
@@ -874,9 +916,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     TmRaw < IC > nxt = { };
     if (walk.more ())
       tm_raw_load (nxt, in, 2 * walk.qx, 2 * walk.qy);
+    tm_light_quad (p, eb, r, g, b, rgb, yl);
     for (int i = 0; i < 4; i++) {
-      yl[i] = ci_tm_light (&p, tm_eotf_s (eb, r[i]), tm_eotf_s (eb, g[i]),
-          tm_eotf_s (eb, b[i]), rgb[i]);
       key[i] = ci_tm_key (yl[i]) - CI_TM_KEY0;
       bin[i] = tm_bin_s (bb, key[i]);
     }
@@ -886,23 +927,21 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     for (int i = 0; i < 4; i++)
       k[i] = p.op == CI_TM_OP_HISTOGRAM ? tm_hist_factor (map, yl[i], bin[i]) :
           ci_tm_curve_factor (map, tm_logc2 (yl[i], lg2));
+    tm_gamut_quad (p.op, k, rgb);
     if (!OC) {
       uint32_t w[4];
-      for (int i = 0; i < 4; i++) {
-        ci_tm_gamut (p.op, k[i], rgb[i]);
-        w[i] = tm_rgb_word < IC == 0 || IC == 2 || IC == 4 > (srb, f, tm_oetf8_s (ob, rgb[i][0]),
-            tm_oetf8_s (ob, rgb[i][1]), tm_oetf8_s (ob, rgb[i][2]), a[i]);
-      }
+      for (int i = 0; i < 4; i++)
+        w[i] = tm_rgb_word < IC == 0 || IC == 2 || IC == 4 > (srb, f,
+            tm_oetf8_s (ob, rgb[i][0]), tm_oetf8_s (ob, rgb[i][1]),
+            tm_oetf8_s (ob, rgb[i][2]), a[i]);
       uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + 4 * x;
       *(uint2 *) o0 = make_uint2 (w[0], w[1]);
       *(uint2 *) (o0 + out.stride[0]) = make_uint2 (w[2], w[3]);
     } else {
       /* as ci_tm_map_quad: R'G'B' from the float OETF, then the matrix */
-      for (int i = 0; i < 4; i++) {
-        ci_tm_gamut (p.op, k[i], rgb[i]);
+      for (int i = 0; i < 4; i++)
         for (int c = 0; c < 3; c++)
           rgb[i][c] = tm_lut2 (o2, rgb[i][c]);
-      }
       uint8_t yv[4], u, v;
       ci_tm_yuv_quad (rgb, 2, 2, yv, &u, &v);
       uint8_t *o0 = out.data[0] + (size_t) y * out.stride[0] + x;

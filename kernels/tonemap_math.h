@@ -686,24 +686,45 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
 
 /* Linear (EOTF'd) source rgb -> light in nits, BT.709 primaries in rgb[],
  * luminance (source primaries, never negative) returned. */
+/* ci_tm_light's steps, also taken a quad at a time by the fast kernels:
+ * the luminance (source primaries), */
+CI_HD float
+ci_tm_lum (const CiTmParams * p, float lr, float lg, float lb)
+{
+  return fmaf (p->lum[2], lb, fmaf (p->lum[1], lg, p->lum[0] * lr));
+}
+
+/* HLG's OOTF (BT.2100: F_D = Lw Ys^(gamma-1) E) on the scene light lr, lg,
+ * lb and its luminance *y, */
+CI_HD void
+ci_tm_hlg_ootf (const CiTmParams * p, float *lr, float *lg, float *lb,
+    float *y)
+{
+  float f = *y > 0.0f ? p->hlg_peak * ci_tm_powf (*y, p->hlg_gamma_m1) : 0.0f;
+  *lr *= f;
+  *lg *= f;
+  *lb *= f;
+  *y *= f;
+}
+
+/* and BT.2087's BT.2020 -> BT.709 (linear). */
+CI_HD void
+ci_tm_bt2087 (float lr, float lg, float lb, float *rgb)
+{
+  rgb[0] = fmaf (-0.072850f, lb, fmaf (-0.587641f, lg, 1.660491f * lr));
+  rgb[1] = fmaf (-0.008349f, lb, fmaf (1.132900f, lg, -0.124550f * lr));
+  rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
+}
+
 CI_HD float
 ci_tm_light (const CiTmParams * p, float lr, float lg, float lb, float *rgb)
 {
-  float y = fmaf (p->lum[2], lb, fmaf (p->lum[1], lg, p->lum[0] * lr));
-  if (p->transfer == CI_TM_TRC_HLG) {
-    /* BT.2100 HLG OOTF: F_D = Lw Ys^(gamma-1) E */
-    float f = y > 0.0f ? p->hlg_peak * ci_tm_powf (y, p->hlg_gamma_m1) : 0.0f;
-    lr *= f;
-    lg *= f;
-    lb *= f;
-    y *= f;
-  }
-  if (p->convert_primaries) {
-    /* BT.2087 BT.2020 -> BT.709 (linear) */
-    rgb[0] = fmaf (-0.072850f, lb, fmaf (-0.587641f, lg, 1.660491f * lr));
-    rgb[1] = fmaf (-0.008349f, lb, fmaf (1.132900f, lg, -0.124550f * lr));
-    rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
-  } else {
+  float y = ci_tm_lum (p, lr, lg, lb);
+  if (p->transfer == CI_TM_TRC_HLG)
+    ci_tm_hlg_ootf (p, &lr, &lg, &lb, &y);
+  if (p->convert_primaries)
+    ci_tm_bt2087 (lr, lg, lb, rgb);
+  else {
     rgb[0] = lr;
     rgb[1] = lg;
     rgb[2] = lb;
@@ -749,41 +770,46 @@ ci_tm_in01 (float r, float g, float b)
 /* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
  * without changing hue: out-of-gamut colours are desaturated towards the
  * grey of the same luminance (not clipped per channel). */
+/* ci_tm_gamut's step for a scaled rgb not in [0,1]^3 */
+CI_HD void
+ci_tm_gamut_fix (int op, float *rgb)
+{
+  float r = rgb[0], g = rgb[1], b = rgb[2];
+  if (op != CI_TM_OP_CLIP) {
+    float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
+    float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
+    yo = ci_tm_clamp01 (yo);
+    if (mn < 0.0f) {
+      float t = ci_tm_fdiv (yo, yo - mn);
+      r = fmaf (t, r - yo, yo);
+      g = fmaf (t, g - yo, yo);
+      b = fmaf (t, b - yo, yo);
+      mx = fmaxf (r, fmaxf (g, b));
+    }
+    if (mx > 1.0f) {
+      float t = ci_tm_fdiv (1.0f - yo, mx - yo);
+      r = fmaf (t, r - yo, yo);
+      g = fmaf (t, g - yo, yo);
+      b = fmaf (t, b - yo, yo);
+    }
+  }
+  rgb[0] = ci_tm_clamp01 (r);
+  rgb[1] = ci_tm_clamp01 (g);
+  rgb[2] = ci_tm_clamp01 (b);
+}
+
 CI_HD void
 ci_tm_gamut (int op, float k, float *rgb)
 {
-  float r = rgb[0] * k, g = rgb[1] * k, b = rgb[2] * k;
+  rgb[0] *= k;
+  rgb[1] *= k;
+  rgb[2] *= k;
   /* The usual pixel is in gamut, and then already in [0,1]: the test
    * (false for NaN, unlike one on min/max) is all it costs. Its
    * luminance, the desaturation steps and the clamp are only computed
    * when needed (the second step re-reads the maximum after the first). */
-  const int in = ci_tm_in01 (r, g, b);
-  if (!in) {
-    if (op != CI_TM_OP_CLIP) {
-      float mn = fminf (r, fminf (g, b)), mx = fmaxf (r, fmaxf (g, b));
-      float yo = fmaf (0.0722f, b, fmaf (0.7152f, g, 0.2126f * r));
-      yo = ci_tm_clamp01 (yo);
-      if (mn < 0.0f) {
-        float t = ci_tm_fdiv (yo, yo - mn);
-        r = fmaf (t, r - yo, yo);
-        g = fmaf (t, g - yo, yo);
-        b = fmaf (t, b - yo, yo);
-        mx = fmaxf (r, fmaxf (g, b));
-      }
-      if (mx > 1.0f) {
-        float t = ci_tm_fdiv (1.0f - yo, mx - yo);
-        r = fmaf (t, r - yo, yo);
-        g = fmaf (t, g - yo, yo);
-        b = fmaf (t, b - yo, yo);
-      }
-    }
-    r = ci_tm_clamp01 (r);
-    g = ci_tm_clamp01 (g);
-    b = ci_tm_clamp01 (b);
-  }
-  rgb[0] = r;
-  rgb[1] = g;
-  rgb[2] = b;
+  if (!ci_tm_in01 (rgb[0], rgb[1], rgb[2]))
+    ci_tm_gamut_fix (op, rgb);
 }
 
 /* A curve's factor at the continuous log-luminance lc (ci_tm_logc). */
