@@ -684,8 +684,6 @@ ci_tm_decode (const CiTmParams * p, const CiTmInPlanes * in, int x, int y,
   *a = 1.0f;
 }
 
-/* Linear (EOTF'd) source rgb -> light in nits, BT.709 primaries in rgb[],
- * luminance (source primaries, never negative) returned. */
 /* ci_tm_light's steps, also taken a quad at a time by the fast kernels:
  * the luminance (source primaries), */
 CI_HD float
@@ -716,6 +714,8 @@ ci_tm_bt2087 (float lr, float lg, float lb, float *rgb)
   rgb[2] = fmaf (1.118730f, lb, fmaf (-0.100579f, lg, -0.018151f * lr));
 }
 
+/* Linear (EOTF'd) source rgb -> light in nits, BT.709 primaries in rgb[],
+ * luminance (source primaries, never negative) returned. */
 CI_HD float
 ci_tm_light (const CiTmParams * p, float lr, float lg, float lb, float *rgb)
 {
@@ -767,9 +767,6 @@ ci_tm_in01 (float r, float g, float b)
 #endif
 }
 
-/* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
- * without changing hue: out-of-gamut colours are desaturated towards the
- * grey of the same luminance (not clipped per channel). */
 /* ci_tm_gamut's step for a scaled rgb not in [0,1]^3 */
 CI_HD void
 ci_tm_gamut_fix (int op, float *rgb)
@@ -798,6 +795,9 @@ ci_tm_gamut_fix (int op, float *rgb)
   rgb[2] = ci_tm_clamp01 (b);
 }
 
+/* Scale linear BT.709 rgb (nits) by k (1/nits) and bring it into [0,1]^3
+ * without changing hue: out-of-gamut colours are desaturated towards the
+ * grey of the same luminance (not clipped per channel). */
 CI_HD void
 ci_tm_gamut (int op, float k, float *rgb)
 {
