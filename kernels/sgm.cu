@@ -35,7 +35,6 @@
 #include "sgm.h"
 #include <cuda_runtime.h>
 #include <stdlib.h>
-#include <string.h>
 #include <type_traits>
 
 #define FULL 0xffffffffu

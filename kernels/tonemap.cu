@@ -721,10 +721,11 @@ tm_light_quad (const CiTmParams & p, uint32_t eb, const float *r,
   if (p.transfer == CI_TM_TRC_HLG)
     for (int i = 0; i < 4; i++)
       ci_tm_hlg_ootf (&p, &l[i][0], &l[i][1], &l[i][2], &yl[i]);
-  for (int i = 0; i < 4; i++)
-    if (p.convert_primaries)
+  if (p.convert_primaries)
+    for (int i = 0; i < 4; i++)
       ci_tm_bt2087 (l[i][0], l[i][1], l[i][2], rgb[i]);
-    else
+  else
+    for (int i = 0; i < 4; i++)
       for (int c = 0; c < 3; c++)
         rgb[i][c] = l[i][c];
 }
@@ -786,6 +787,18 @@ tm_count_quad (uint32_t * h, const I * idx, const uint32_t * key,
       atomicAdd (&h[idx[i]], 1u);
   klo = min (klo, min (min (key[0], key[1]), min (key[2], key[3])));
   khi = max (khi, max (max (key[0], key[1]), max (key[2], key[3])));
+}
+
+/* The range of L from tm_count_quad's key offsets klo..khi (none counted:
+ * klo > khi, *lo and *hi left as they are) */
+static __device__ __forceinline__ void
+tm_key_range (uint32_t klo, uint32_t khi, const float *eotf, float *lo,
+    float *hi)
+{
+  if (klo <= khi) {
+    *lo = ci_tm_logq (klo + CI_TM_KEY0, eotf);
+    *hi = ci_tm_logq (khi + CI_TM_KEY0, eotf);
+  }
 }
 
 /* The fast kernels' walk: a grid-stride loop over the full 2x2 quads
@@ -959,10 +972,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   }
 
   float lo = INFINITY, hi = -INFINITY;
-  if (STATS && klo <= khi) {
-    lo = ci_tm_logq (klo + CI_TM_KEY0, eotf);
-    hi = ci_tm_logq (khi + CI_TM_KEY0, eotf);
-  }
+  if (STATS)
+    tm_key_range (klo, khi, eotf, &lo, &hi);
   walk.edge_quads (p, g_eotf, in, [&](int x, int y, float (*rgb)[3],
           const float *yl, const float *l, const float *a) {
         int bin[4];
@@ -1051,10 +1062,7 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
         tm_hist_quad (h, p, x, y, cell);
       });
   float lo = INFINITY, hi = -INFINITY;
-  if (klo <= khi) {
-    lo = ci_tm_logq (klo + CI_TM_KEY0, eotf);
-    hi = ci_tm_logq (khi + CI_TM_KEY0, eotf);
-  }
+  tm_key_range (klo, khi, eotf, &lo, &hi);
   tm_merge_hist (h, g_kh, (int) CI_TM_KEYS);
   tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
 }
