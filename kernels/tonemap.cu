@@ -105,9 +105,14 @@ struct TmMax
 #define TM_QUAD_NEXT() \
   (qx += sx_, qy += sy_, (qx >= qw ? (qx -= qw, qy++) : 0))
 
-/* Tables into shared memory at block start: 16-byte copies, unrolled, so
- * the loads are in flight together. */
-static __device__ __forceinline__ void
+/* Tables into shared memory at block start: 16-byte copies. ASYNC (the
+ * fast kernels, one block per SM, sm_80+): by cp.async, so that every
+ * table's loads are in flight at once rather than a round trip to L2 per
+ * table, and tm_copy_wait () before the barrier that publishes them.
+ * Otherwise (the generic kernels, several blocks per SM) unrolled loads
+ * through L1: cp.async.cg, which skips L1, made the generic map kernel
+ * slower (H200, 4K Y444_16 video 76.5 -> 80.1 us). */
+template < bool ASYNC = false > static __device__ __forceinline__ void
 tm_copy (float *dst, const float *src, int n)
 {
   int n4 = 0;
@@ -115,13 +120,31 @@ tm_copy (float *dst, const float *src, int n)
     n4 = n >> 2;
     float4 *d4 = (float4 *) dst;
     const float4 *s4 = (const float4 *) src;
+#if __CUDA_ARCH__ >= 800
+    if (ASYNC) {
+      const uint32_t d = (uint32_t) __cvta_generic_to_shared (d4);
+      for (int i = threadIdx.x; i < n4; i += blockDim.x)
+        asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (d +
+                16u * i), "l" (s4 + i):"memory");
+    } else
+#endif
+    {
 #pragma unroll 4
-    for (int i = threadIdx.x; i < n4; i += blockDim.x)
-      d4[i] = s4[i];
+      for (int i = threadIdx.x; i < n4; i += blockDim.x)
+        d4[i] = s4[i];
+    }
     n4 <<= 2;
   }
   for (int i = n4 + threadIdx.x; i < n; i += blockDim.x)
     dst[i] = src[i];
+}
+
+static __device__ __forceinline__ void
+tm_copy_wait ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.wait_all;":::"memory");
+#endif
 }
 
 static __device__ __forceinline__ int
@@ -883,11 +906,11 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
    * stream) are read after the wait. (With statistics, on video, the
    * same measured no faster, with the update's SM in the grid or left
    * out of it: see docs/tonemap.md.) */
-  tm_copy (eotf, g_eotf, TM_EOTF_N);
-  tm_copy ((float *) lg2, (const float *) g_pairs,
+  tm_copy < true > (eotf, g_eotf, TM_EOTF_N);
+  tm_copy < true > ((float *) lg2, (const float *) g_pairs,
       2 * (TM_L2_N + (OC ? TM_O2_N : 0)));
   if (!OC)
-    tm_copy ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
+    tm_copy < true > ((float *) o8, (const float *) g_oetf8, TM_O8_PAD / 4);
   if (STATS)
     for (int b = threadIdx.x; b < p.bins; b += blockDim.x)
       h[b] = 0;
@@ -898,18 +921,24 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   TmRaw < IC > cur = { };
   if (walk.more ())
     tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
-  tm_copy (map, g_map, nmap);
+  tm_copy < true > (map, g_map, nmap);
   const float lmin = g_range->lmin, scale = g_range->scale;
   const int f = p.out_format;
   const uint32_t eb = tm_sbase (eotf, 0x4B400000u << 2);
   const uint32_t ob = tm_sbase (o8, 0x4B400000u);
   const uint32_t bb = tm_sbase (bint, 0);
+  tm_copy_wait ();
   __syncthreads ();
   /* each block bins the cell keys itself (7 k entries: a few per thread,
-   * cheaper than copying them) */
-  for (int c = threadIdx.x; c < (int) CI_TM_KEYS; c += blockDim.x)
-    bint[c] = (uint16_t) ci_tm_bin_of_key (CI_TM_KEY0 + c, eotf, lmin, scale,
-        p.bins);
+   * cheaper than copying them), unrolled so that a thread's entries are
+   * computed side by side rather than one latency after another */
+#pragma unroll
+  for (int j = 0; j < (int) (CI_TM_KEYS + TM_FBLOCK - 1) / TM_FBLOCK; j++) {
+    const int c = threadIdx.x + j * TM_FBLOCK;
+    if (c < (int) CI_TM_KEYS)
+      bint[c] = (uint16_t) ci_tm_bin_of_key (CI_TM_KEY0 + c, eotf, lmin,
+          scale, p.bins);
+  }
   __syncthreads ();
 
   /* this frame's range as cell keys' offsets (ci_tm_logq is monotonic in
@@ -1023,9 +1052,10 @@ tm_fast_keys_kernel (CiTmParams p, CiTmInPlanes in, const float *g_eotf,
   if (walk.more ())
     tm_raw_load (cur, in, 2 * walk.qx, 2 * walk.qy);
 
-  tm_copy (eotf, g_eotf, TM_EOTF_N);
+  tm_copy < true > (eotf, g_eotf, TM_EOTF_N);
   for (int c = threadIdx.x; c < (int) CI_TM_KEYS; c += blockDim.x)
     h[c] = 0;
+  tm_copy_wait ();
   __syncthreads ();
 
   /* ci_tm_logq is monotonic in the keys: the min/max of their offsets
@@ -1260,6 +1290,10 @@ tm_update_kernel (int bins, uint32_t total, int window,
   TmDevState cur = *st;
   for (int i = 0; i < IPT; i++)
     sv[i] = b0 + i < bins ? s[b0 + i] : 0ull;
+  /* the frame's bins with the other loads: one round trip to L2, not two */
+  const bool binned = do_update && !g_kh;
+  for (int i = 0; i < IPT; i++)
+    hv[i] = binned && b0 + i < bins ? g_hist[b0 + i] : 0u;
 
   if (do_update) {
     const float fmin = ci_tm_key_float (keys[0]);
@@ -1284,8 +1318,6 @@ tm_update_kernel (int bins, uint32_t total, int window,
       for (int i = 0; i < IPT; i++)
         hv[i] = kb[b0 + i];
     } else {
-      for (int i = 0; i < IPT; i++)
-        hv[i] = b0 + i < bins ? g_hist[b0 + i] : 0u;
       /* each thread clears only the bins it has read */
       for (int i = 0; i < IPT; i++)
         if (b0 + i < bins)
