@@ -931,7 +931,8 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
   __syncthreads ();
   /* each block bins the cell keys itself (7 k entries: a few per thread,
    * cheaper than copying them), unrolled so that a thread's entries are
-   * computed side by side rather than one latency after another */
+   * computed side by side rather than one latency after another (every
+   * fast kernel is launched with TM_FBLOCK threads) */
 #pragma unroll
   for (int j = 0; j < (int) (CI_TM_KEYS + TM_FBLOCK - 1) / TM_FBLOCK; j++) {
     const int c = threadIdx.x + j * TM_FBLOCK;
