@@ -708,12 +708,21 @@ tm_oetf8_s (uint32_t ob, float v)
               CI_TM_MAGIC)));
 }
 
+/* Index of a cell key in the key histogram, from the key's offset ko = k
+ * - CI_TM_KEY0: the clamp of ci_tm_bin_of_key, so that folding the cells
+ * into bins gives each pixel the bin the map kernels look up. */
+static __device__ __forceinline__ uint32_t
+tm_cell (uint32_t ko)
+{
+  return min (ko, CI_TM_KEYS - 1u);
+}
+
 /* ci_tm_bin_of_key from the per-frame table at bb = shared address of
- * bin[0], for the key's offset ko = k - CI_TM_KEY0 */
+ * bin[0] (one entry per cell), for the key's offset ko = k - CI_TM_KEY0 */
 static __device__ __forceinline__ int
 tm_bin_s (uint32_t bb, uint32_t ko)
 {
-  return (int) tm_lds_u16 (bb + 2u * min (ko, CI_TM_KEYS - 1u));
+  return (int) tm_lds_u16 (bb + 2u * tm_cell (ko));
 }
 
 /* ci_tm_factor's histogram case without its select of 0 for y <= 0: y is
@@ -1020,15 +1029,6 @@ tm_fast_kernel (CiTmParams p, CiTmInPlanes in, CiTmOutPlanes out,
     tm_merge_hist (h, g_hist, p.bins);
     tm_merge_minmax < TM_FBLOCK > (lo, hi, keys);
   }
-}
-
-/* Index of a cell key in the key histogram, from the key's offset ko = k
- * - CI_TM_KEY0: the clamp of ci_tm_bin_of_key, so that folding the cells
- * into bins gives each pixel the bin the map kernels look up. */
-static __device__ __forceinline__ uint32_t
-tm_cell (uint32_t ko)
-{
-  return min (ko, CI_TM_KEYS - 1u);
 }
 
 /* Statistics of a still frame in one pass: a histogram of the cell keys
