@@ -2,6 +2,9 @@
  * Usage: bench-pipeline ELEMENT IN_CAPS OUT_CAPS [frames] [cuda-in]
  *   cuda-in = 1: appsrc pushes frames already in CUDA memory (one shared context)
  *   and OUT_CAPS should carry memory:CUDAMemory too.
+ *   cuda-in = 2: system memory from the pool the element proposes upstream
+ *   (what a decoder or camera source that takes downstream's pool writes
+ *   into); 0: system memory of the application's own (gst_buffer_new).
  * Input frames are random, a ring of 8, made before timing starts.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
@@ -42,7 +45,7 @@ main (int argc, char **argv)
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstCudaContext *ctx = NULL;
   GstBufferPool *pool = NULL;
-  if (cuda_in) {
+  if (cuda_in == 1) {
     gst_cuda_load_library ();
     ctx = gst_cuda_context_new (0);
     if (!ctx) {
@@ -91,13 +94,66 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot start pipeline\n");
     return 1;
   }
+  int first = 0;
+  if (cuda_in == 2) {
+    /* the element answers the allocation query once negotiated: one frame
+     * through first, then the ring is copied into buffers of its pool */
+    GstBuffer *b = gst_buffer_ref (ring[0]);
+    GST_BUFFER_PTS (b) = 0;
+    GST_BUFFER_DURATION (b) = GST_SECOND / 60;
+    gst_app_src_push_buffer (GST_APP_SRC (src), b);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    GstSample *smp = NULL;
+    for (int t = 0; t < 10000 && !smp; t++) {
+      g_object_get (sink, "last-sample", &smp, NULL);
+      if (!smp)
+        g_usleep (1000);
+    }
+    gst_object_unref (sink);
+    if (!smp) {
+      fprintf (stderr, "the first frame did not come through\n");
+      return 1;
+    }
+    gst_sample_unref (smp);
+    first = 1;
+    GstPad *sp = gst_element_get_static_pad (src, "src");
+    GstQuery *q = gst_query_new_allocation (in_caps, TRUE);
+    guint size, min, max;
+    if (!gst_pad_peer_query (sp, q) || gst_query_get_n_allocation_pools (q) == 0) {
+      fprintf (stderr, "the element proposed no pool\n");
+      return 1;
+    }
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+    GstStructure *cfg = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (cfg, in_caps, size, 8, 0);
+    gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, cfg) ||
+        !gst_buffer_pool_set_active (pool, TRUE)) {
+      fprintf (stderr, "the proposed pool refused its configuration\n");
+      return 1;
+    }
+    for (int i = 0; i < 8; i++) {
+      GstBuffer *pb;
+      GstVideoFrame fs, fd;
+      gst_buffer_pool_acquire_buffer (pool, &pb, NULL);
+      gst_video_frame_map (&fs, &info, ring[i], GST_MAP_READ);
+      gst_video_frame_map (&fd, &info, pb, GST_MAP_WRITE);
+      gst_video_frame_copy (&fd, &fs);
+      gst_video_frame_unmap (&fd);
+      gst_video_frame_unmap (&fs);
+      gst_buffer_unref (ring[i]);
+      ring[i] = pb;
+    }
+    gst_query_unref (q);
+    gst_object_unref (sp);
+  }
   gint64 t0 = 0;
   const int warm = 30;
   for (int i = 0; i < frames + warm; i++) {
     if (i == warm)
       t0 = g_get_monotonic_time ();
     GstBuffer *b = gst_buffer_ref (ring[i % 8]);
-    GST_BUFFER_PTS (b) = (GstClockTime) i * GST_SECOND / 60;
+    GST_BUFFER_PTS (b) = (GstClockTime) (i + first) * GST_SECOND / 60;
     GST_BUFFER_DURATION (b) = GST_SECOND / 60;
     if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK) {
       fprintf (stderr, "push failed at frame %d\n", i);
@@ -117,7 +173,8 @@ main (int argc, char **argv)
     rc = 1;
   } else {
     double fps = frames / ((t1 - t0) / 1e6);
-    printf ("| %s | %s | %s | %.1f |\n", argv[1], argv[2], cuda_in ? "CUDA memory" :
+    printf ("| %s | %s | %s | %.1f |\n", argv[1], argv[2], cuda_in == 1 ?
+        "CUDA memory" : cuda_in == 2 ? "system memory, element's pool" :
         "system memory", fps);
   }
   gst_message_unref (msg);

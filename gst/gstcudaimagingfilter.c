@@ -16,8 +16,10 @@
  * Owns the #GstCudaContext (shared with neighbouring CUDA elements through
  * context queries), the element's own CUDA stream, caps in both
  * memory:CUDAMemory and system memory, a #GstCudaBufferPool for CUDA caps,
- * and pinned staging for system-memory buffers. Subclasses describe formats
- * and enqueue kernels on device pointers.
+ * and for system memory pools of pinned memory (gstcipinned.h), which the
+ * GPU copies from and to directly, with pinned staging for other
+ * system-memory buffers. Subclasses describe formats and enqueue kernels
+ * on device pointers.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,6 +28,7 @@
 #include "gstcudaimagingfilter.h"
 #include "gstcivideo.h"
 #include "gstcicontrol.h"
+#include "gstcipinned.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_imaging_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_imaging_filter_debug
@@ -38,12 +41,14 @@ enum
   PROP_DEVICE_ID,
 };
 
-/* Device + pinned staging for one side whose buffers are in system memory. */
+/* Device + pinned staging for one side whose buffers are in system memory.
+ * The host part is made when a buffer that is not pinned comes. */
 typedef struct
 {
   CUdeviceptr dev[GST_VIDEO_MAX_PLANES];
   size_t pitch[GST_VIDEO_MAX_PLANES];
   guint8 *host;                 /* pinned, planes tightly packed */
+  gsize host_size;
   gsize host_offset[GST_VIDEO_MAX_PLANES];
   gint row_bytes[GST_VIDEO_MAX_PLANES];
   gint rows[GST_VIDEO_MAX_PLANES];
@@ -219,13 +224,21 @@ staging_alloc (Staging * st, const GstVideoInfo * info)
     st->host_offset[p] = total;
     total += GST_ROUND_UP_64 ((gsize) st->row_bytes[p] * st->rows[p]);
   }
-  res = CuMemAllocHost ((void **) &st->host, total);
-  if (res == CUDA_SUCCESS)
-    return res;
+  st->host_size = total;
+  return CUDA_SUCCESS;
 fail:
-  /* transform () re-allocates when host is NULL: leave nothing behind */
+  /* transform () re-allocates when n_planes is 0: leave nothing behind */
   staging_free (st);
   return res;
+}
+
+/* Context must be current. */
+static CUresult
+staging_host (Staging * st)
+{
+  if (st->host)
+    return CUDA_SUCCESS;
+  return CuMemAllocHost ((void **) &st->host, st->host_size);
 }
 
 static void
@@ -582,9 +595,21 @@ gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
+  /* system memory: pinned, so that upstream writes the frames where the
+   * GPU can fetch them without a copy into staging; the allocator too,
+   * for upstream elements that allocate without a pool */
+  GstBufferPool *pinned = !caps_have_cuda (caps) && priv->context ?
+      gst_ci_pinned_pool_new (priv->context) : NULL;
+  if (pinned) {
+    GstAllocator *alloc = gst_ci_pinned_allocator_new (priv->context);
+    gst_query_add_allocation_param (query, alloc, NULL);
+    gst_object_unref (alloc);
+  }
   if (gst_query_get_n_allocation_pools (query) == 0) {
     if (caps_have_cuda (caps) && priv->context)
       pool = gst_cuda_buffer_pool_new (priv->context);
+    else if (pinned)
+      pool = gst_object_ref (pinned);
     else
       pool = gst_video_buffer_pool_new ();
     config = gst_buffer_pool_get_config (pool);
@@ -595,6 +620,7 @@ gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
     if (!gst_buffer_pool_set_config (pool, config)) {
       GST_WARNING_OBJECT (trans, "pool rejected its config");
       gst_object_unref (pool);
+      gst_clear_object (&pinned);
       return FALSE;
     }
     /* the pool may have changed the size (pitch alignment) */
@@ -604,6 +630,7 @@ gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_pool (query, pool, size, 0, 0);
     gst_object_unref (pool);
   }
+  gst_clear_object (&pinned);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
@@ -638,6 +665,20 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
   }
   if (pool && !cuda && GST_IS_CUDA_BUFFER_POOL (pool))
     gst_clear_object (&pool);
+  /* A downstream pool of plain system memory (a videoconvert's, say) gives
+   * nothing our own does not, and ours is pinned: the frames are copied
+   * from the GPU straight into it instead of through staging. Special
+   * memory (a sink's, mapped for display) is kept. */
+  if (pool && !cuda && (G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL ||
+          G_OBJECT_TYPE (pool) == GST_TYPE_BUFFER_POOL)) {
+    GstBufferPool *pinned = gst_ci_pinned_pool_new (priv->context);
+    if (pinned) {
+      GST_DEBUG_OBJECT (trans, "pinned pool instead of downstream's %"
+          GST_PTR_FORMAT, pool);
+      gst_object_unref (pool);
+      pool = pinned;
+    }
+  }
 
   /* A downstream pool that rejects the configuration (or changes it in a
    * way that does not fit) is replaced by one of ours, as basetransform's
@@ -646,7 +687,9 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
     gboolean ours = pool == NULL;
     if (ours) {
       pool = cuda ? gst_cuda_buffer_pool_new (priv->context) :
-          gst_video_buffer_pool_new ();
+          gst_ci_pinned_pool_new (priv->context);
+      if (!pool)
+        pool = gst_video_buffer_pool_new ();
       min = max = 0;
     }
     size = GST_VIDEO_INFO_SIZE (&info);
@@ -713,7 +756,7 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstCudaImagingFilterClass *klass = GST_CUDA_IMAGING_FILTER_GET_CLASS (self);
   GstVideoFrame in_frame, out_frame;
   GstCudaImagingFrame in = { 0 }, out = { 0 };
-  gboolean in_cuda, out_cuda;
+  gboolean in_cuda, out_cuda, in_pinned, out_pinned;
   GstFlowReturn ret = GST_FLOW_OK;
   CUresult res = CUDA_SUCCESS;
   int err;
@@ -731,6 +774,9 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   in_cuda = is_our_cuda_buffer (priv, inbuf);
   out_cuda = is_our_cuda_buffer (priv, outbuf);
+  /* pinned system memory: the GPU copies the frame's planes themselves */
+  in_pinned = !in_cuda && gst_ci_buffer_is_pinned (inbuf);
+  out_pinned = !out_cuda && gst_ci_buffer_is_pinned (outbuf);
   /* A side negotiated as CUDA caps but carrying foreign memory falls back
    * to staging, which exists only for system-memory caps: make it now. */
   if (!gst_cuda_context_push (priv->context)) {
@@ -738,10 +784,14 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (!in_cuda && !priv->in_stage.host)
+  if (!in_cuda && !priv->in_stage.n_planes)
     res = staging_alloc (&priv->in_stage, &priv->in_info);
-  if (res == CUDA_SUCCESS && !out_cuda && !priv->out_stage.host)
+  if (res == CUDA_SUCCESS && !out_cuda && !priv->out_stage.n_planes)
     res = staging_alloc (&priv->out_stage, &priv->out_info);
+  if (res == CUDA_SUCCESS && !in_cuda && !in_pinned)
+    res = staging_host (&priv->in_stage);
+  if (res == CUDA_SUCCESS && !out_cuda && !out_pinned)
+    res = staging_host (&priv->out_stage);
   if (res != CUDA_SUCCESS) {
     post_cu_error (self, res, "allocating staging");
     gst_cuda_context_pop (NULL);
@@ -783,13 +833,17 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       continue;
     }
     Staging *st = &priv->in_stage;
-    guint8 *host = st->host + st->host_offset[p];
-    copy_rows (host, st->row_bytes[p], GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p), st->row_bytes[p],
-        st->rows[p]);
+    const guint8 *host = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p);
+    gsize hstride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
+    if (!in_pinned) {
+      copy_rows (st->host + st->host_offset[p], st->row_bytes[p], host,
+          hstride, st->row_bytes[p], st->rows[p]);
+      host = st->host + st->host_offset[p];
+      hstride = st->row_bytes[p];
+    }
     res = memcpy2d_async (CU_MEMORYTYPE_DEVICE, (void *) st->dev[p],
-        st->pitch[p], CU_MEMORYTYPE_HOST, host, st->row_bytes[p],
-        st->row_bytes[p], st->rows[p], priv->stream);
+        st->pitch[p], CU_MEMORYTYPE_HOST, host, hstride, st->row_bytes[p],
+        st->rows[p], priv->stream);
     if (res != CUDA_SUCCESS)
       break;
     in.data[p] = (guint8 *) st->dev[p];
@@ -822,9 +876,14 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!out_cuda) {
     Staging *st = &priv->out_stage;
     for (gint p = 0; p < st->n_planes && res == CUDA_SUCCESS; p++)
-      res = memcpy2d_async (CU_MEMORYTYPE_HOST, st->host + st->host_offset[p],
-          st->row_bytes[p], CU_MEMORYTYPE_DEVICE, (void *) st->dev[p],
-          st->pitch[p], st->row_bytes[p], st->rows[p], priv->stream);
+      res = out_pinned ? memcpy2d_async (CU_MEMORYTYPE_HOST,
+          GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p), CU_MEMORYTYPE_DEVICE,
+          (void *) st->dev[p], st->pitch[p], st->row_bytes[p], st->rows[p],
+          priv->stream) : memcpy2d_async (CU_MEMORYTYPE_HOST,
+          st->host + st->host_offset[p], st->row_bytes[p],
+          CU_MEMORYTYPE_DEVICE, (void *) st->dev[p], st->pitch[p],
+          st->row_bytes[p], st->rows[p], priv->stream);
   }
   if (res == CUDA_SUCCESS)
     res = CuStreamSynchronize (priv->stream);
@@ -833,7 +892,7 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  if (!out_cuda) {
+  if (!out_cuda && !out_pinned) {
     Staging *st = &priv->out_stage;
     for (gint p = 0; p < st->n_planes; p++)
       copy_rows (GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),

@@ -42,3 +42,14 @@ ci_cuda_smem_at_least (const void *func, size_t smem)
   pthread_mutex_unlock (&smem_lock);
   return (int) e;
 }
+
+extern "C" int
+ci_cuda_host_is_pinned (const void *p)
+{
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes (&a, p) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return a.type == cudaMemoryTypeHost;
+}

@@ -55,6 +55,9 @@ int ci_cuda_device_count (void);
  * contexts: it is only ever raised, under a lock, so that an instance
  * needing less cannot lower it under another one's launch. */
 int ci_cuda_smem_at_least (const void *func, size_t smem);
+/* 1 when @p is page-locked host memory the driver knows (any context's,
+ * under unified addressing), 0 when not; for the tests of the pinned pools. */
+int ci_cuda_host_is_pinned (const void *p);
 
 #ifdef __cplusplus
 }

@@ -622,6 +622,100 @@ ci_check_cuda_memory (GstElement * e)
   }
 }
 
+/* every byte of @b's one memory pinned or none: its first and last */
+static void
+check_pinned (GstBuffer * b, int (*is_pinned) (const void *p), gboolean want,
+    const char *launch, const char *what)
+{
+  GstMapInfo m;
+  fail_unless (gst_buffer_n_memory (b) == 1);
+  fail_unless (gst_buffer_map (b, &m, GST_MAP_READ));
+  const int first = is_pinned (m.data), last = is_pinned (m.data + m.size - 1);
+  gst_buffer_unmap (b, &m);
+  fail_unless (first == want && last == want, "%s: %s %s pinned", launch,
+      what, want ? "not" : "");
+}
+
+static GstBuffer *
+push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
+    GstVideoInfo * oi, int (*is_pinned) (const void *p), gboolean pools)
+{
+  if (!pools)
+    g_setenv ("CI_NO_PINNED_POOLS", "1", TRUE);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output", launch);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (oc && gst_video_info_from_caps (oi, oc));
+  gst_caps_unref (oc);
+  /* the harness's sink proposes no pool: the element takes its own */
+  check_pinned (out, is_pinned, pools, launch, "the output");
+
+  /* the pool it proposes upstream, now that it is negotiated */
+  GstCaps *c = gst_caps_from_string (caps);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, c));
+  GstQuery *q = gst_query_new_allocation (c, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, q), "%s: allocation query "
+      "unanswered", launch);
+  fail_unless (gst_query_get_n_allocation_pools (q) > 0, "%s: no pool "
+      "proposed", launch);
+  GstBufferPool *pool;
+  guint size, min, max;
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  GstStructure *cfg = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (cfg, c, size, min, max);
+  gst_buffer_pool_config_add_option (cfg, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, cfg));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  GstBuffer *pb = NULL;
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &pb, NULL) ==
+      GST_FLOW_OK);
+  check_pinned (pb, is_pinned, pools, launch, "the proposed pool's buffer");
+  GstVideoFrame fs, fd;
+  fail_unless (gst_video_frame_map (&fs, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fd, &info, pb, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_copy (&fd, &fs));
+  gst_video_frame_unmap (&fd);
+  gst_video_frame_unmap (&fs);
+  GstBuffer *out2 = gst_harness_push_and_pull (h, pb);
+  fail_unless (out2 != NULL, "%s: no output from the pool's buffer", launch);
+  same_picture (out, out2, oi, launch, pools ? "a frame from the element's "
+      "pinned pool" : "a frame from the element's pool (pools off)");
+  gst_buffer_unref (out2);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_query_unref (q);
+  gst_caps_unref (c);
+  gst_harness_teardown (h);
+  if (!pools)
+    g_unsetenv ("CI_NO_PINNED_POOLS");
+  return out;
+}
+
+void
+ci_check_pinned_pools (const char *launch, const char *caps,
+    int (*is_pinned) (const void *p))
+{
+  GstVideoInfo info, oi;
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+  GstMapInfo m;
+  gst_buffer_map (in, &m, GST_MAP_WRITE);
+  ci_fill_random (m.data, m.size, 9090);
+  gst_buffer_unmap (in, &m);
+  check_pinned (in, is_pinned, FALSE, launch, "ordinary memory");
+  GstBuffer *a = push_pinned_case (launch, caps, in, &oi, is_pinned, TRUE);
+  GstBuffer *b = push_pinned_case (launch, caps, in, &oi, is_pinned, FALSE);
+  same_picture (a, b, &oi, launch, "staging instead of the pinned pools");
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+}
+
 gboolean
 ci_have_cudaupload (void)
 {

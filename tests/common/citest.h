@@ -98,6 +98,16 @@ void ci_check_buffer_layouts (const char *launch, const char *caps);
  * flow with one stream error and no output. */
 void ci_check_plane_layouts (const char *launch, const char *caps);
 
+/* The cuda* elements' pinned pools (gstcipinned.h), through the harness
+ * bin @launch with input @caps: a frame must give the same output from
+ * ordinary memory, from a buffer of the pool the element proposes
+ * upstream, and with the pools turned off (CI_NO_PINNED_POOLS=1, staging
+ * on both sides); the proposed buffers and the output, which goes to the
+ * element's own pool where downstream proposes none, must be pinned
+ * (@is_pinned: ci_cuda_host_is_pinned), and with the pools off not. */
+void ci_check_pinned_pools (const char *launch, const char *caps,
+    int (*is_pinned) (const void *p));
+
 /* The exit status of a GPU test that cannot run (no device, @why says
  * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU
  * host, where a skip would hide a device or driver failure). */

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudafftbloom"
 #define TOL 1
+#include "cicuda.h"
 #include "../../fftbloom/fftbloom-checks.h"
 
 GST_START_TEST (test_cuda_memory)
@@ -85,6 +86,15 @@ GST_START_TEST (test_no_cufft)
 }
 GST_END_TEST;
 
+
+/* system memory through the pinned pools and through staging */
+GST_START_TEST (test_pinned_pools)
+{
+  ci_check_pinned_pools (FACTORY " ! capsfilter caps=video/x-raw,format=RGBA",
+      "video/x-raw,format=RGBA,width=45,height=27,framerate=30/1", ci_cuda_host_is_pinned);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -101,5 +111,6 @@ main (int argc, char **argv)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_shared_context_sizes);
+  tcase_add_test (tc, test_pinned_pools);
   return ci_check_main (s, "cudafftbloom", argc, argv);
 }

@@ -2,6 +2,7 @@
  * base class stages it) and in memory:CUDAMemory (cudaupload/cudadownload).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudasgm"
+#include "cicuda.h"
 #include "sgm-checks.h"
 
 GST_START_TEST (test_cuda_memory)
@@ -21,6 +22,15 @@ GST_START_TEST (test_cuda_memory)
 }
 GST_END_TEST;
 
+
+/* system memory through the pinned pools and through staging */
+GST_START_TEST (test_pinned_pools)
+{
+  ci_check_pinned_pools (FACTORY " num-disparities=16 ! capsfilter caps=video/x-raw,format=GRAY8",
+      "video/x-raw,format=NV12,width=74,height=22,framerate=30/1", ci_cuda_host_is_pinned);
+}
+GST_END_TEST;
+
 static Suite *
 cudasgm_suite (void)
 {
@@ -28,6 +38,7 @@ cudasgm_suite (void)
   TCase *tc = tcase_create ("general");
   add_sgm_cases (tc);
   tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_pinned_pools);
   suite_add_tcase (s, tc);
   return s;
 }

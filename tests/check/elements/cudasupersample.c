@@ -4,6 +4,7 @@
  * failure without a device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudasupersample"
+#include "cicuda.h"
 #include "supersample-checks.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>       /* CuMemAlloc, through GStreamer's loader */
@@ -154,6 +155,15 @@ GST_START_TEST (test_oom_on_caps_change)
 }
 GST_END_TEST;
 
+
+/* system memory through the pinned pools and through staging */
+GST_START_TEST (test_pinned_pools)
+{
+  ci_check_pinned_pools (FACTORY " ! capsfilter caps=video/x-raw,width=23,height=11",
+      "video/x-raw,format=NV12,width=97,height=45,framerate=30/1", ci_cuda_host_is_pinned);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -165,6 +175,7 @@ main (int argc, char **argv)
     add_common_cases (tc);
     tcase_add_test (tc, test_cuda_memory_shared_context);
     tcase_add_test (tc, test_oom_on_caps_change);
+  tcase_add_test (tc, test_pinned_pools);
   } else {
     tcase_add_test (tc, test_no_device_fails_cleanly);
   }

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudatonemap"
 #define TOLERANCE 0
+#include "cicuda.h"
 #include "tonemap-checks.h"
 
 /* memory:CUDAMemory in and out (as after nvh265dec): formats that 1.22's
@@ -60,6 +61,16 @@ GST_START_TEST (test_shared_context_bins)
 
 GST_END_TEST;
 
+
+/* system memory through the pinned pools and through staging */
+GST_START_TEST (test_pinned_pools)
+{
+  ci_check_pinned_pools ("cudatonemap smoothing=0 ! capsfilter caps=video/x-raw,format=NV12",
+      "video/x-raw,format=P010_10LE,width=97,height=55,framerate=30/1,"
+      "colorimetry=bt2100-pq", ci_cuda_host_is_pinned);
+}
+GST_END_TEST;
+
 static Suite *
 cudatonemap_suite (void)
 {
@@ -68,6 +79,7 @@ cudatonemap_suite (void)
   tcase_set_timeout (tc, 120);
   add_common_cases (tc);
   tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_shared_context_bins);
   suite_add_tcase (s, tc);
   return s;

@@ -1,0 +1,44 @@
+/* gst-cuda-imaging
+ * Copyright (C) 2026 gst-cuda-imaging developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
+
+G_BEGIN_DECLS
+
+/* System memory in page-locked (pinned) host pages, which the GPU copies
+ * from and to directly: the cuda* elements offer pools of it for their
+ * system-memory sides, so that a frame needs no copy into staging. The
+ * memory is plain system memory to everyone else. */
+#define GST_TYPE_CI_PINNED_ALLOCATOR (gst_ci_pinned_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstCiPinnedAllocator, gst_ci_pinned_allocator,
+    GST, CI_PINNED_ALLOCATOR, GstAllocator)
+
+/* An allocator of pinned memory in @context's name (the memory keeps a
+ * reference to it, to free its pages). Where the driver refuses pages, it
+ * gives ordinary system memory instead. */
+GstAllocator *gst_ci_pinned_allocator_new (GstCudaContext * context);
+
+/* TRUE when @mem is pinned memory from a #GstCiPinnedAllocator (not a
+ * sub-memory shared out of one). */
+gboolean gst_ci_memory_is_pinned (GstMemory * mem);
+
+/* TRUE when all of @buf is one such memory. */
+gboolean gst_ci_buffer_is_pinned (GstBuffer * buf);
+
+/* A video buffer pool whose memory comes from a pinned allocator of
+ * @context; its configuration is set by the caller as usual (the allocator
+ * is set again in every configuration it is given). NULL when pinned pools
+ * are turned off (CI_NO_PINNED_POOLS=1, to measure against staging). */
+GstBufferPool *gst_ci_pinned_pool_new (GstCudaContext * context);
+
+G_END_DECLS
