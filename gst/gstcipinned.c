@@ -19,6 +19,7 @@
 #endif
 
 #include "gstcipinned.h"
+#include "cicuda.h"
 
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudautils.h>
@@ -31,31 +32,52 @@ GST_DEBUG_CATEGORY_STATIC (gst_ci_pinned_debug);
 
 G_DEFINE_QUARK (gst-ci-pinned-block, pinned);
 
-typedef struct
+static gboolean
+pinning_off (void)
 {
-  gpointer ptr;
-  GstCudaContext *context;
-} PinnedBlock;
+  const gchar *off = g_getenv ("CI_NO_PINNED_POOLS");
+  return off && atoi (off);
+}
 
-static void
-pinned_block_free (gpointer data)
+/* bytes one allocator may keep pinned, and all registrations together */
+static gint64
+pinned_limit (void)
 {
-  PinnedBlock *b = data;
-  if (gst_cuda_context_push (b->context)) {
-    CuMemFreeHost (b->ptr);
-    gst_cuda_context_pop (NULL);
-  } else {
-    GST_ERROR ("cannot push the CUDA context: %p stays pinned", b->ptr);
-  }
-  gst_object_unref (b->context);
-  g_free (b);
+  const gchar *mb = g_getenv ("CI_PINNED_MAX_MB");
+  return (mb ? g_ascii_strtoll (mb, NULL, 10) : 2048) << 20;
 }
 
 struct _GstCiPinnedAllocator
 {
   GstAllocator parent;
   GstCudaContext *context;
+  gssize pinned;                /* bytes now pinned through this allocator */
+  gint64 limit;
 };
+
+typedef struct
+{
+  gpointer ptr;
+  gsize size;
+  GstCiPinnedAllocator *allocator;      /* a reference */
+} PinnedBlock;
+
+static void
+pinned_block_free (gpointer data)
+{
+  PinnedBlock *b = data;
+  GstCiPinnedAllocator *a = b->allocator;
+  if (gst_cuda_context_push (a->context)) {
+    CuMemFreeHost (b->ptr);
+    gst_cuda_context_pop (NULL);
+  } else {
+    GST_ERROR_OBJECT (a, "cannot push the CUDA context: %p stays pinned",
+        b->ptr);
+  }
+  g_atomic_pointer_add (&a->pinned, -(gssize) b->size);
+  gst_object_unref (a);
+  g_free (b);
+}
 
 G_DEFINE_TYPE_WITH_CODE (GstCiPinnedAllocator, gst_ci_pinned_allocator,
     GST_TYPE_ALLOCATOR, GST_DEBUG_CATEGORY_INIT (gst_ci_pinned_debug,
@@ -69,16 +91,23 @@ gst_ci_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
   const gsize maxsize = size + params->prefix + params->padding;
   gpointer ptr = NULL;
 
-  /* the pages are aligned far beyond any alignment a pool asks for */
-  if (params->align < 4096 && gst_cuda_context_push (self->context)) {
+  /* Page-locked memory is taken from what the whole system can page: a
+   * pool that grows (a long queue downstream, say) is limited to
+   * self->limit bytes, past which it gets ordinary memory. The pages are
+   * aligned far beyond any alignment a pool asks for. */
+  const gint64 before = g_atomic_pointer_add (&self->pinned, (gssize) maxsize);
+  if (params->align < 4096 && before + (gint64) maxsize <= self->limit &&
+      gst_cuda_context_push (self->context)) {
     if (CuMemAllocHost (&ptr, maxsize) != CUDA_SUCCESS)
       ptr = NULL;
     gst_cuda_context_pop (NULL);
   }
   if (!ptr) {
+    g_atomic_pointer_add (&self->pinned, -(gssize) maxsize);
     GST_WARNING_OBJECT (self, "no pinned memory for %" G_GSIZE_FORMAT
-        " bytes: ordinary system memory instead (copied through staging)",
-        maxsize);
+        " bytes (%" G_GINT64_FORMAT " pinned, limit %" G_GINT64_FORMAT
+        "): ordinary system memory instead (copied through staging)",
+        maxsize, before, self->limit);
     return gst_allocator_alloc (NULL, size, params);
   }
   if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
@@ -88,7 +117,8 @@ gst_ci_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
 
   PinnedBlock *b = g_new (PinnedBlock, 1);
   b->ptr = ptr;
-  b->context = gst_object_ref (self->context);
+  b->size = maxsize;
+  b->allocator = gst_object_ref (self);
   GstMemory *mem = gst_memory_new_wrapped (params->flags &
       ~(GST_MEMORY_FLAG_ZERO_PREFIXED | GST_MEMORY_FLAG_ZERO_PADDED), ptr,
       maxsize, params->prefix, size, b, pinned_block_free);
@@ -134,6 +164,7 @@ gst_ci_pinned_allocator_new (GstCudaContext * context)
       NULL);
   gst_object_ref_sink (self);
   self->context = gst_object_ref (context);
+  self->limit = pinned_limit ();
   return GST_ALLOCATOR_CAST (self);
 }
 
@@ -202,11 +233,113 @@ gst_ci_pinned_pool_init (GstCiPinnedPool * self)
 GstBufferPool *
 gst_ci_pinned_pool_new (GstCudaContext * context)
 {
-  const gchar *off = g_getenv ("CI_NO_PINNED_POOLS");
-  if (off && atoi (off))
+  if (pinning_off ())
     return NULL;
   GstCiPinnedPool *self = g_object_new (GST_TYPE_CI_PINNED_POOL, NULL);
   gst_object_ref_sink (self);
   self->allocator = gst_ci_pinned_allocator_new (context);
   return GST_BUFFER_POOL_CAST (self);
+}
+
+/* ---------------------------------------------------------------- registration */
+
+/* Ordinary memory that comes again (a pool's, recycled) is page-locked in
+ * place the second time it is seen and copied by DMA from then on; memory
+ * seen once (a new buffer per frame) is never locked. The state is a
+ * qdata on the memory, so it ends with the memory (and its pages are
+ * released before they are freed). */
+typedef enum
+{
+  REG_SEEN,
+  REG_LOCKED,
+  REG_REFUSED,
+} RegState;
+
+typedef struct
+{
+  RegState state;
+  guint8 *ptr;
+  gsize size;
+  GstCudaContext *context;      /* the one it was locked in, to release it */
+} HostReg;
+
+#define REG_MIN_BYTES (1 << 20)
+
+static GMutex reg_lock;
+static gint64 reg_bytes;
+
+G_DEFINE_QUARK (gst-ci-host-reg, host_reg);
+
+static void
+host_reg_free (gpointer data)
+{
+  HostReg *r = data;
+  if (r->state == REG_LOCKED) {
+    if (gst_cuda_context_push (r->context)) {
+      ci_cuda_host_unregister (r->ptr);
+      gst_cuda_context_pop (NULL);
+    } else {
+      GST_ERROR ("cannot push the CUDA context: %p stays page-locked", r->ptr);
+    }
+    g_mutex_lock (&reg_lock);
+    reg_bytes -= r->size;
+    g_mutex_unlock (&reg_lock);
+  }
+  gst_clear_object (&r->context);
+  g_free (r);
+}
+
+gboolean
+gst_ci_buffer_dma_ready (GstBuffer * buf, GstCudaContext * context)
+{
+  if (gst_buffer_n_memory (buf) != 1)
+    return FALSE;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_ci_memory_is_pinned (mem))
+    return TRUE;
+  /* plain system memory only (a CUDA or GL memory's map is a download, a
+   * dma-buf's a mapping of device pages) */
+  if (pinning_off () || !gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
+    return FALSE;
+  GstMapInfo m;
+  if (!gst_memory_map (mem, &m, GST_MAP_READ))
+    return FALSE;
+  guint8 *ptr = m.data;
+  const gsize size = m.size;
+  gst_memory_unmap (mem, &m);
+  /* small frames: the copy costs little, and their pages are likelier
+   * to be shared with other memory */
+  if (size < REG_MIN_BYTES)
+    return FALSE;
+
+  g_mutex_lock (&reg_lock);
+  HostReg *r = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+      host_reg_quark ());
+  if (!r) {
+    r = g_new0 (HostReg, 1);
+    r->state = REG_SEEN;
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), host_reg_quark (),
+        r, host_reg_free);
+  } else if (r->state == REG_SEEN) {
+    int err = -1;
+    if (reg_bytes + (gint64) size <= pinned_limit ())
+      err = ci_cuda_host_register (ptr, size);
+    if (err == 0) {
+      r->state = REG_LOCKED;
+      r->ptr = ptr;
+      r->size = size;
+      r->context = gst_object_ref (context);
+      reg_bytes += size;
+    } else {
+      /* a page shared with memory locked already, a read-only mapping,
+       * the limit: staged for good */
+      GST_INFO ("memory %p (%" G_GSIZE_FORMAT " bytes) not page-locked: %s",
+          ptr, size, err < 0 ? "limit" : ci_cuda_error_string (err));
+      r->state = REG_REFUSED;
+    }
+  }
+  const gboolean ready = r->state == REG_LOCKED && ptr >= r->ptr &&
+      ptr + size <= r->ptr + r->size;
+  g_mutex_unlock (&reg_lock);
+  return ready;
 }

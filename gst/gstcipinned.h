@@ -24,8 +24,9 @@ G_DECLARE_FINAL_TYPE (GstCiPinnedAllocator, gst_ci_pinned_allocator,
     GST, CI_PINNED_ALLOCATOR, GstAllocator)
 
 /* An allocator of pinned memory in @context's name (the memory keeps a
- * reference to it, to free its pages). Where the driver refuses pages, it
- * gives ordinary system memory instead. */
+ * reference to it, to free its pages). Where the driver refuses pages, or
+ * past 2 GiB pinned through it at once (CI_PINNED_MAX_MB sets another
+ * limit), it gives ordinary system memory instead. */
 GstAllocator *gst_ci_pinned_allocator_new (GstCudaContext * context);
 
 /* TRUE when @mem is pinned memory from a #GstCiPinnedAllocator (not a
@@ -34,6 +35,15 @@ gboolean gst_ci_memory_is_pinned (GstMemory * mem);
 
 /* TRUE when all of @buf is one such memory. */
 gboolean gst_ci_buffer_is_pinned (GstBuffer * buf);
+
+/* TRUE when the GPU can copy from and to all of @buf (one memory) by
+ * DMA: pinned memory from a #GstCiPinnedAllocator, or ordinary memory
+ * that comes again (a pool's, recycled), page-locked in place on its
+ * second sighting and released with the memory. Memory seen once, shared
+ * pages, read-only mappings and anything past the limit of pinned bytes
+ * stay FALSE (staged), as do memory other than plain system memory and
+ * below 1 MiB. @context must be current; it releases the pages. */
+gboolean gst_ci_buffer_dma_ready (GstBuffer * buf, GstCudaContext * context);
 
 /* A video buffer pool whose memory comes from a pinned allocator of
  * @context; its configuration is set by the caller as usual (the allocator

@@ -774,9 +774,6 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   in_cuda = is_our_cuda_buffer (priv, inbuf);
   out_cuda = is_our_cuda_buffer (priv, outbuf);
-  /* pinned system memory: the GPU copies the frame's planes themselves */
-  in_pinned = !in_cuda && gst_ci_buffer_is_pinned (inbuf);
-  out_pinned = !out_cuda && gst_ci_buffer_is_pinned (outbuf);
   /* A side negotiated as CUDA caps but carrying foreign memory falls back
    * to staging, which exists only for system-memory caps: make it now. */
   if (!gst_cuda_context_push (priv->context)) {
@@ -784,6 +781,10 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
+  /* pinned or page-locked system memory: the GPU copies the frame's
+   * planes themselves */
+  in_pinned = !in_cuda && gst_ci_buffer_dma_ready (inbuf, priv->context);
+  out_pinned = !out_cuda && gst_ci_buffer_dma_ready (outbuf, priv->context);
   if (!in_cuda && !priv->in_stage.n_planes)
     res = staging_alloc (&priv->in_stage, &priv->in_info);
   if (res == CUDA_SUCCESS && !out_cuda && !priv->out_stage.n_planes)

@@ -53,3 +53,21 @@ ci_cuda_host_is_pinned (const void *p)
   }
   return a.type == cudaMemoryTypeHost;
 }
+
+extern "C" int
+ci_cuda_host_register (void *p, size_t n)
+{
+  cudaError_t e = cudaHostRegister (p, n, cudaHostRegisterPortable);
+  if (e != cudaSuccess)
+    cudaGetLastError ();
+  return (int) e;
+}
+
+extern "C" int
+ci_cuda_host_unregister (void *p)
+{
+  cudaError_t e = cudaHostUnregister (p);
+  if (e != cudaSuccess)
+    cudaGetLastError ();
+  return (int) e;
+}

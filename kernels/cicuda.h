@@ -58,6 +58,11 @@ int ci_cuda_smem_at_least (const void *func, size_t smem);
 /* 1 when @p is page-locked host memory the driver knows (any context's,
  * under unified addressing), 0 when not; for the tests of the pinned pools. */
 int ci_cuda_host_is_pinned (const void *p);
+/* Page-lock @n bytes of ordinary host memory at @p for every context
+ * (cudaHostRegisterPortable), in the current context; and release them.
+ * cudaError_t values. */
+int ci_cuda_host_register (void *p, size_t n);
+int ci_cuda_host_unregister (void *p);
 
 #ifdef __cplusplus
 }

@@ -636,12 +636,21 @@ check_pinned (GstBuffer * b, int (*is_pinned) (const void *p), gboolean want,
       what, want ? "not" : "");
 }
 
+/* @mode 0: the pools; 1: turned off; 2: on, but with no page to spare
+ * (their memory then ordinary) */
 static GstBuffer *
 push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
-    GstVideoInfo * oi, int (*is_pinned) (const void *p), gboolean pools)
+    GstVideoInfo * oi, int (*is_pinned) (const void *p), int mode)
 {
-  if (!pools)
+  static const char *what[3] = { "a frame from the element's pinned pool",
+    "a frame from the element's pool (pools off)",
+    "a frame from the element's pool (no pinned memory left)"
+  };
+  const gboolean pools = mode == 0;
+  if (mode == 1)
     g_setenv ("CI_NO_PINNED_POOLS", "1", TRUE);
+  if (mode == 2)
+    g_setenv ("CI_PINNED_MAX_MB", "0", TRUE);
   GstHarness *h = gst_harness_new_parse (launch);
   gst_harness_set_src_caps_str (h, caps);
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -681,16 +690,15 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   gst_video_frame_unmap (&fs);
   GstBuffer *out2 = gst_harness_push_and_pull (h, pb);
   fail_unless (out2 != NULL, "%s: no output from the pool's buffer", launch);
-  same_picture (out, out2, oi, launch, pools ? "a frame from the element's "
-      "pinned pool" : "a frame from the element's pool (pools off)");
+  same_picture (out, out2, oi, launch, what[mode]);
   gst_buffer_unref (out2);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_query_unref (q);
   gst_caps_unref (c);
   gst_harness_teardown (h);
-  if (!pools)
-    g_unsetenv ("CI_NO_PINNED_POOLS");
+  g_unsetenv ("CI_NO_PINNED_POOLS");
+  g_unsetenv ("CI_PINNED_MAX_MB");
   return out;
 }
 
@@ -708,12 +716,67 @@ ci_check_pinned_pools (const char *launch, const char *caps,
   ci_fill_random (m.data, m.size, 9090);
   gst_buffer_unmap (in, &m);
   check_pinned (in, is_pinned, FALSE, launch, "ordinary memory");
-  GstBuffer *a = push_pinned_case (launch, caps, in, &oi, is_pinned, TRUE);
-  GstBuffer *b = push_pinned_case (launch, caps, in, &oi, is_pinned, FALSE);
-  same_picture (a, b, &oi, launch, "staging instead of the pinned pools");
+  GstBuffer *a = push_pinned_case (launch, caps, in, &oi, is_pinned, 0);
+  for (int mode = 1; mode <= 2; mode++) {
+    GstBuffer *b = push_pinned_case (launch, caps, in, &oi, is_pinned, mode);
+    same_picture (a, b, &oi, launch, mode == 1 ? "staging instead of the "
+        "pinned pools" : "the pools' ordinary memory");
+    gst_buffer_unref (b);
+  }
   gst_buffer_unref (a);
-  gst_buffer_unref (b);
   gst_buffer_unref (in);
+}
+
+void
+ci_check_host_register (const char *launch, const char *caps,
+    int (*is_pinned) (const void *p))
+{
+  GstVideoInfo info, oi;
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  fail_unless (GST_VIDEO_INFO_SIZE (&info) >= (1 << 20), "%s: a frame of "
+      "at least 1 MiB is locked, not %" G_GSIZE_FORMAT " bytes", caps,
+      GST_VIDEO_INFO_SIZE (&info));
+  for (int off = 0; off <= 1; off++) {
+    if (off)
+      g_setenv ("CI_NO_PINNED_POOLS", "1", TRUE);
+    GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+    GstMapInfo m;
+    gst_buffer_map (in, &m, GST_MAP_WRITE);
+    ci_fill_random (m.data, m.size, 31337);
+    const guint8 *ptr = m.data;
+    gst_buffer_unmap (in, &m);
+    GstHarness *h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps_str (h, caps);
+    GstBuffer *first = NULL;
+    for (int k = 0; k < 3; k++) {
+      /* seen once: staged; from the second time on: locked */
+      fail_unless (is_pinned (ptr) == (!off && k >= 2), "%s: the input %s "
+          "page-locked before push %d", launch, is_pinned (ptr) ? "is" :
+          "is not", k + 1);
+      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL, "%s: no output", launch);
+      if (!first) {
+        first = out;
+        GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+        fail_unless (oc && gst_video_info_from_caps (&oi, oc));
+        gst_caps_unref (oc);
+        continue;
+      }
+      same_picture (first, out, &oi, launch, off ? "a frame pushed again "
+          "(pinning off)" : "a frame pushed again (page-locked)");
+      gst_buffer_unref (out);
+    }
+    fail_unless (is_pinned (ptr) == !off);
+    gst_buffer_unref (first);
+    gst_harness_teardown (h);
+    /* the pages are released with the memory */
+    gst_buffer_unref (in);
+    fail_if (is_pinned (ptr), "%s: freed memory is still page-locked",
+        launch);
+    g_unsetenv ("CI_NO_PINNED_POOLS");
+  }
 }
 
 gboolean

@@ -101,11 +101,20 @@ void ci_check_plane_layouts (const char *launch, const char *caps);
 /* The cuda* elements' pinned pools (gstcipinned.h), through the harness
  * bin @launch with input @caps: a frame must give the same output from
  * ordinary memory, from a buffer of the pool the element proposes
- * upstream, and with the pools turned off (CI_NO_PINNED_POOLS=1, staging
- * on both sides); the proposed buffers and the output, which goes to the
- * element's own pool where downstream proposes none, must be pinned
- * (@is_pinned: ci_cuda_host_is_pinned), and with the pools off not. */
+ * upstream, with the pools turned off (CI_NO_PINNED_POOLS=1, staging on
+ * both sides) and with no pinned memory to spare (CI_PINNED_MAX_MB=0: the
+ * pools' memory ordinary); the proposed buffers and the output, which goes
+ * to the element's own pool where downstream proposes none, must be pinned
+ * (@is_pinned: ci_cuda_host_is_pinned) with the pools, and not without. */
 void ci_check_pinned_pools (const char *launch, const char *caps,
+    int (*is_pinned) (const void *p));
+
+/* Ordinary memory that comes again is page-locked in place (gstcipinned.h):
+ * one buffer of @caps (at least 1 MiB) pushed three times through @launch
+ * must give the same output each time and be page-locked (@is_pinned)
+ * from its second push until it is freed; with CI_NO_PINNED_POOLS=1
+ * never. */
+void ci_check_host_register (const char *launch, const char *caps,
     int (*is_pinned) (const void *p));
 
 /* The exit status of a GPU test that cannot run (no device, @why says

@@ -161,6 +161,9 @@ GST_START_TEST (test_pinned_pools)
 {
   ci_check_pinned_pools (FACTORY " ! capsfilter caps=video/x-raw,width=23,height=11",
       "video/x-raw,format=NV12,width=97,height=45,framerate=30/1", ci_cuda_host_is_pinned);
+  ci_check_host_register (FACTORY " ! capsfilter caps=video/x-raw,width=512,"
+      "height=300", "video/x-raw,format=RGBA,width=1023,height=599,"
+      "framerate=30/1", ci_cuda_host_is_pinned);
 }
 GST_END_TEST;
 
