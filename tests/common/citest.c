@@ -702,19 +702,31 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   return out;
 }
 
+/* a frame of @caps (its info in *info) in ordinary memory, random bytes;
+ * *data: where they are */
+static GstBuffer *
+random_frame (const char *caps, GstVideoInfo * info, uint64_t seed,
+    const guint8 ** data)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (info, c));
+  gst_caps_unref (c);
+  GstBuffer *b = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (info));
+  GstMapInfo m;
+  gst_buffer_map (b, &m, GST_MAP_WRITE);
+  ci_fill_random (m.data, m.size, seed);
+  *data = m.data;
+  gst_buffer_unmap (b, &m);
+  return b;
+}
+
 void
 ci_check_pinned_pools (const char *launch, const char *caps,
     int (*is_pinned) (const void *p))
 {
   GstVideoInfo info, oi;
-  GstCaps *c = gst_caps_from_string (caps);
-  fail_unless (gst_video_info_from_caps (&info, c));
-  gst_caps_unref (c);
-  GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
-  GstMapInfo m;
-  gst_buffer_map (in, &m, GST_MAP_WRITE);
-  ci_fill_random (m.data, m.size, 9090);
-  gst_buffer_unmap (in, &m);
+  const guint8 *ptr;
+  GstBuffer *in = random_frame (caps, &info, 9090, &ptr);
   check_pinned (in, is_pinned, FALSE, launch, "ordinary memory");
   GstBuffer *a = push_pinned_case (launch, caps, in, &oi, is_pinned, 0);
   for (int mode = 1; mode <= 2; mode++) {
@@ -732,21 +744,14 @@ ci_check_host_register (const char *launch, const char *caps,
     int (*is_pinned) (const void *p))
 {
   GstVideoInfo info, oi;
-  GstCaps *c = gst_caps_from_string (caps);
-  fail_unless (gst_video_info_from_caps (&info, c));
-  gst_caps_unref (c);
-  fail_unless (GST_VIDEO_INFO_SIZE (&info) >= (1 << 20), "%s: a frame of "
-      "at least 1 MiB is locked, not %" G_GSIZE_FORMAT " bytes", caps,
-      GST_VIDEO_INFO_SIZE (&info));
   for (int off = 0; off <= 1; off++) {
     if (off)
       g_setenv ("CI_NO_PINNED_POOLS", "1", TRUE);
-    GstBuffer *in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
-    GstMapInfo m;
-    gst_buffer_map (in, &m, GST_MAP_WRITE);
-    ci_fill_random (m.data, m.size, 31337);
-    const guint8 *ptr = m.data;
-    gst_buffer_unmap (in, &m);
+    const guint8 *ptr;
+    GstBuffer *in = random_frame (caps, &info, 31337, &ptr);
+    fail_unless (GST_VIDEO_INFO_SIZE (&info) >= (1 << 20), "%s: a frame of "
+        "at least 1 MiB is locked, not %" G_GSIZE_FORMAT " bytes", caps,
+        GST_VIDEO_INFO_SIZE (&info));
     GstHarness *h = gst_harness_new_parse (launch);
     gst_harness_set_src_caps_str (h, caps);
     GstBuffer *first = NULL;
