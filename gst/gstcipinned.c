@@ -154,7 +154,9 @@ gst_ci_pinned_allocator_class_init (GstCiPinnedAllocatorClass * klass)
 static void
 gst_ci_pinned_allocator_init (GstCiPinnedAllocator * self)
 {
-  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+  /* not GST_ALLOCATOR_FLAG_CUSTOM_ALLOC: what it gives is plain system
+   * memory, which any element may take from it */
+  GST_ALLOCATOR_CAST (self)->mem_type = GST_ALLOCATOR_SYSMEM;
 }
 
 GstAllocator *

@@ -692,6 +692,32 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   fail_unless (out2 != NULL, "%s: no output from the pool's buffer", launch);
   same_picture (out, out2, oi, launch, what[mode]);
   gst_buffer_unref (out2);
+
+  /* an upstream element that takes the allocator alone */
+  fail_unless (!pools || gst_query_get_n_allocation_params (q) > 0,
+      "%s: no allocator proposed", launch);
+  GstAllocator *al = NULL;
+  GstAllocationParams ap;
+  if (gst_query_get_n_allocation_params (q) > 0)
+    gst_query_parse_nth_allocation_param (q, 0, &al, &ap);
+  if (al) {
+    GstBuffer *ab = gst_buffer_new ();
+    gst_buffer_append_memory (ab, gst_allocator_alloc (al,
+            GST_VIDEO_INFO_SIZE (&info), &ap));
+    check_pinned (ab, is_pinned, pools, launch, "the proposed allocator's "
+        "memory");
+    GstMapInfo m;
+    fail_unless (gst_buffer_map (in, &m, GST_MAP_READ));
+    gst_buffer_fill (ab, 0, m.data, m.size);
+    gst_buffer_unmap (in, &m);
+    GstBuffer *out3 = gst_harness_push_and_pull (h, ab);
+    fail_unless (out3 != NULL, "%s: no output from the allocator's memory",
+        launch);
+    same_picture (out, out3, oi, launch, "a frame in the proposed "
+        "allocator's memory");
+    gst_buffer_unref (out3);
+    gst_object_unref (al);
+  }
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_query_unref (q);

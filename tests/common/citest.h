@@ -100,12 +100,13 @@ void ci_check_plane_layouts (const char *launch, const char *caps);
 
 /* The cuda* elements' pinned pools (gstcipinned.h), through the harness
  * bin @launch with input @caps: a frame must give the same output from
- * ordinary memory, from a buffer of the pool the element proposes
- * upstream, with the pools turned off (CI_NO_PINNED_POOLS=1, staging on
- * both sides) and with no pinned memory to spare (CI_PINNED_MAX_MB=0: the
- * pools' memory ordinary); the proposed buffers and the output, which goes
- * to the element's own pool where downstream proposes none, must be pinned
- * (@is_pinned: ci_cuda_host_is_pinned) with the pools, and not without. */
+ * ordinary memory, from a buffer of the pool the element proposes upstream
+ * and from memory of the allocator it proposes, with the pools turned off
+ * (CI_NO_PINNED_POOLS=1, staging on both sides) and with no pinned memory
+ * to spare (CI_PINNED_MAX_MB=0: the pools' memory ordinary). The proposed
+ * buffers and memory and the output, which goes to the element's own pool
+ * where downstream proposes none, must be pinned (@is_pinned:
+ * ci_cuda_host_is_pinned) with the pools, and not without. */
 void ci_check_pinned_pools (const char *launch, const char *caps,
     int (*is_pinned) (const void *p));
 
