@@ -565,7 +565,7 @@ main (int argc, char **argv)
     CK (cudaEventElapsedTime (&ms, e0, e1));
     tc.push_back (ms);
   }
-  for (int r = 0; r < 10; r++)
+  for (int r = 0; r < std::min (10, runs); r++)     /* warm-up */
     launch (r % NSET);
   for (int r = 0; r < runs; r++) {
     CK (cudaEventRecord (e0));
