@@ -350,8 +350,18 @@ map_kernel (const uint8_t * __restrict__ yp, const uint8_t * __restrict__ uvp,
       atomicAdd (&ghist[i], h[i]);
   const uint32_t lo = min (kmin & 0xffffu, kmin >> 16),
       hi = max (kmax & 0xffffu, kmax >> 16);
-  atomicMin (&gkeys[0], __reduce_min_sync (0xffffffffu, lo));
-  atomicMax (&gkeys[1], __reduce_max_sync (0xffffffffu, hi));
+  uint32_t wlo = lo, whi = hi;
+#if __CUDA_ARCH__ >= 800
+  wlo = __reduce_min_sync (0xffffffffu, wlo);
+  whi = __reduce_max_sync (0xffffffffu, whi);
+#else
+  for (int o = 16; o > 0; o >>= 1) {
+    wlo = min (wlo, __shfl_xor_sync (0xffffffffu, wlo, o));
+    whi = max (whi, __shfl_xor_sync (0xffffffffu, whi, o));
+  }
+#endif
+  atomicMin (&gkeys[0], wlo);
+  atomicMax (&gkeys[1], whi);
 }
 
 /* ---------------------------------------------------------------- host */
