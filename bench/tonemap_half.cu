@@ -372,18 +372,26 @@ struct Ref
   std::vector < float >map;     /* Yt per bin */
 };
 
+/* the host's linear BT.2020 light of codes (y, cb, cr), and its luminance */
+static double
+ref_light (int yc, int cbc, int crc, double *rgb)
+{
+  const double yy = (yc - 64) / 876.0, cb = (cbc - 512) / 896.0, cr =
+      (crc - 512) / 896.0;
+  rgb[0] = yy + 1.4746 * cr;
+  rgb[1] = yy - 0.16455 * cb - 0.57135 * cr;
+  rgb[2] = yy + 1.8814 * cb;
+  for (int i = 0; i < 3; i++)
+    rgb[i] = pq_eotf (std::min (std::max (rgb[i], 0.0), 1.0));
+  return KR * rgb[0] + KG * rgb[1] + KB * rgb[2];
+}
+
 /* the host's BGRx pixel of codes (y, cb, cr), double maths, float key */
 static void
 ref_pixel (int yc, int cbc, int crc, const Ref & R, uint8_t * bgr)
 {
-  double yy = (yc - 64) / 876.0, cb = (cbc - 512) / 896.0, cr =
-      (crc - 512) / 896.0;
-  double rgb[3] = { yy + 1.4746 * cr, yy - 0.16455 * cb - 0.57135 * cr,
-    yy + 1.8814 * cb
-  };
-  for (int i = 0; i < 3; i++)
-    rgb[i] = pq_eotf (std::min (std::max (rgb[i], 0.0), 1.0));
-  double y = KR * rgb[0] + KG * rgb[1] + KB * rgb[2];
+  double rgb[3];
+  const double y = ref_light (yc, cbc, crc, rgb);
   double l = cell_log ((float) (y + EPS));
   double f = std::min (std::max ((l - R.lmin) * R.scale, 0.0), BINS - 1.0);
   double k = y > 0 ? R.map[(int) f] / y : 0;
@@ -453,21 +461,12 @@ main (int argc, char **argv)
   R.map.resize (BINS);
   {
     double lo = 1e9, hi = -1e9;
-    uint8_t bgr[3];
-    (void) bgr;
     for (size_t i = 0; i < (size_t) W * H; i += 7) {
       const int x = (int) (i % W), y = (int) (i / W);
-      const int yc = yv[i] >> 6, cbc = uvv[(size_t) (y / 2) * W + (x & ~1)] >> 6,
-          crc = uvv[(size_t) (y / 2) * W + (x & ~1) + 1] >> 6;
-      double yy = (yc - 64) / 876.0, cb = (cbc - 512) / 896.0, cr =
-          (crc - 512) / 896.0;
-      double rgb[3] = { yy + 1.4746 * cr, yy - 0.16455 * cb - 0.57135 * cr,
-        yy + 1.8814 * cb
-      };
-      for (int k = 0; k < 3; k++)
-        rgb[k] = pq_eotf (std::min (std::max (rgb[k], 0.0), 1.0));
-      double l = cell_log ((float) (KR * rgb[0] + KG * rgb[1] + KB * rgb[2] +
-              EPS));
+      double rgb[3];
+      const double l = cell_log ((float) (ref_light (yv[i] >> 6,
+                  uvv[(size_t) (y / 2) * W + (x & ~1)] >> 6,
+                  uvv[(size_t) (y / 2) * W + (x & ~1) + 1] >> 6, rgb) + EPS));
       lo = std::min (lo, l);
       hi = std::max (hi, l);
     }
