@@ -170,18 +170,13 @@ gst_ci_pinned_allocator_new (GstCudaContext * context)
   return GST_ALLOCATOR_CAST (self);
 }
 
-gboolean
-gst_ci_memory_is_pinned (GstMemory * mem)
+/* @mem is pinned memory from a GstCiPinnedAllocator (not a sub-memory
+ * shared out of one) */
+static gboolean
+memory_is_pinned (GstMemory * mem)
 {
   return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
       pinned_quark ()) != NULL;
-}
-
-gboolean
-gst_ci_buffer_is_pinned (GstBuffer * buf)
-{
-  return gst_buffer_n_memory (buf) == 1 &&
-      gst_ci_memory_is_pinned (gst_buffer_peek_memory (buf, 0));
 }
 
 /* ---------------------------------------------------------------- pool */
@@ -297,7 +292,7 @@ gst_ci_buffer_dma_ready (GstBuffer * buf, GstCudaContext * context)
   if (gst_buffer_n_memory (buf) != 1)
     return FALSE;
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  if (gst_ci_memory_is_pinned (mem))
+  if (memory_is_pinned (mem))
     return TRUE;
   /* plain system memory only (a CUDA or GL memory's map is a download, a
    * dma-buf's a mapping of device pages) */

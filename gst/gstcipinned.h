@@ -29,13 +29,6 @@ G_DECLARE_FINAL_TYPE (GstCiPinnedAllocator, gst_ci_pinned_allocator,
  * limit), it gives ordinary system memory instead. */
 GstAllocator *gst_ci_pinned_allocator_new (GstCudaContext * context);
 
-/* TRUE when @mem is pinned memory from a #GstCiPinnedAllocator (not a
- * sub-memory shared out of one). */
-gboolean gst_ci_memory_is_pinned (GstMemory * mem);
-
-/* TRUE when all of @buf is one such memory. */
-gboolean gst_ci_buffer_is_pinned (GstBuffer * buf);
-
 /* TRUE when the GPU can copy from and to all of @buf (one memory) by
  * DMA: pinned memory from a #GstCiPinnedAllocator, or ordinary memory
  * that comes again (a pool's, recycled), page-locked in place on its
