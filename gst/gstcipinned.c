@@ -162,6 +162,8 @@ gst_ci_pinned_allocator_init (GstCiPinnedAllocator * self)
 GstAllocator *
 gst_ci_pinned_allocator_new (GstCudaContext * context)
 {
+  if (pinning_off ())
+    return NULL;
   GstCiPinnedAllocator *self = g_object_new (GST_TYPE_CI_PINNED_ALLOCATOR,
       NULL);
   gst_object_ref_sink (self);
@@ -228,13 +230,11 @@ gst_ci_pinned_pool_init (GstCiPinnedPool * self)
 }
 
 GstBufferPool *
-gst_ci_pinned_pool_new (GstCudaContext * context)
+gst_ci_pinned_pool_new (GstAllocator * allocator)
 {
-  if (pinning_off ())
-    return NULL;
   GstCiPinnedPool *self = g_object_new (GST_TYPE_CI_PINNED_POOL, NULL);
   gst_object_ref_sink (self);
-  self->allocator = gst_ci_pinned_allocator_new (context);
+  self->allocator = gst_object_ref (allocator);
   return GST_BUFFER_POOL_CAST (self);
 }
 

@@ -26,7 +26,8 @@ G_DECLARE_FINAL_TYPE (GstCiPinnedAllocator, gst_ci_pinned_allocator,
 /* An allocator of pinned memory in @context's name (the memory keeps a
  * reference to it, to free its pages). Where the driver refuses pages, or
  * past 2 GiB pinned through it at once (CI_PINNED_MAX_MB sets another
- * limit), it gives ordinary system memory instead. */
+ * limit), it gives ordinary system memory instead. NULL when pinned memory
+ * is turned off (CI_NO_PINNED_POOLS=1, to measure against staging). */
 GstAllocator *gst_ci_pinned_allocator_new (GstCudaContext * context);
 
 /* TRUE when the GPU can copy from and to all of @buf (one memory) by
@@ -38,10 +39,10 @@ GstAllocator *gst_ci_pinned_allocator_new (GstCudaContext * context);
  * below 1 MiB. @context must be current; it releases the pages. */
 gboolean gst_ci_buffer_dma_ready (GstBuffer * buf, GstCudaContext * context);
 
-/* A video buffer pool whose memory comes from a pinned allocator of
- * @context; its configuration is set by the caller as usual (the allocator
- * is set again in every configuration it is given). NULL when pinned pools
- * are turned off (CI_NO_PINNED_POOLS=1, to measure against staging). */
-GstBufferPool *gst_ci_pinned_pool_new (GstCudaContext * context);
+/* A video buffer pool whose memory comes from @allocator (a
+ * #GstCiPinnedAllocator, referenced); its configuration is set by the
+ * caller as usual (the allocator is set again in every configuration it is
+ * given). */
+GstBufferPool *gst_ci_pinned_pool_new (GstAllocator * allocator);
 
 G_END_DECLS

@@ -598,18 +598,15 @@ gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
   /* system memory: pinned, so that upstream writes the frames where the
    * GPU can fetch them without a copy into staging; the allocator too,
    * for upstream elements that allocate without a pool */
-  GstBufferPool *pinned = !caps_have_cuda (caps) && priv->context ?
-      gst_ci_pinned_pool_new (priv->context) : NULL;
-  if (pinned) {
-    GstAllocator *alloc = gst_ci_pinned_allocator_new (priv->context);
-    gst_query_add_allocation_param (query, alloc, NULL);
-    gst_object_unref (alloc);
-  }
+  GstAllocator *pinned = !caps_have_cuda (caps) && priv->context ?
+      gst_ci_pinned_allocator_new (priv->context) : NULL;
+  if (pinned)
+    gst_query_add_allocation_param (query, pinned, NULL);
   if (gst_query_get_n_allocation_pools (query) == 0) {
     if (caps_have_cuda (caps) && priv->context)
       pool = gst_cuda_buffer_pool_new (priv->context);
     else if (pinned)
-      pool = gst_object_ref (pinned);
+      pool = gst_ci_pinned_pool_new (pinned);
     else
       pool = gst_video_buffer_pool_new ();
     config = gst_buffer_pool_get_config (pool);
@@ -633,6 +630,18 @@ gst_cuda_imaging_filter_propose_allocation (GstBaseTransform * trans,
   gst_clear_object (&pinned);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
+}
+
+/* a pool of pinned memory for our output; NULL when that is turned off */
+static GstBufferPool *
+pinned_pool_new (GstCudaContext * context)
+{
+  GstAllocator *alloc = gst_ci_pinned_allocator_new (context);
+  if (!alloc)
+    return NULL;
+  GstBufferPool *pool = gst_ci_pinned_pool_new (alloc);
+  gst_object_unref (alloc);
+  return pool;
 }
 
 static gboolean
@@ -671,7 +680,7 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
    * memory (a sink's, mapped for display) is kept. */
   if (pool && !cuda && (G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL ||
           G_OBJECT_TYPE (pool) == GST_TYPE_BUFFER_POOL)) {
-    GstBufferPool *pinned = gst_ci_pinned_pool_new (priv->context);
+    GstBufferPool *pinned = pinned_pool_new (priv->context);
     if (pinned) {
       GST_DEBUG_OBJECT (trans, "pinned pool instead of downstream's %"
           GST_PTR_FORMAT, pool);
@@ -687,7 +696,7 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
     gboolean ours = pool == NULL;
     if (ours) {
       pool = cuda ? gst_cuda_buffer_pool_new (priv->context) :
-          gst_ci_pinned_pool_new (priv->context);
+          pinned_pool_new (priv->context);
       if (!pool)
         pool = gst_video_buffer_pool_new ();
       min = max = 0;
