@@ -885,15 +885,16 @@ gst_cuda_imaging_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (!out_cuda) {
     Staging *st = &priv->out_stage;
-    for (gint p = 0; p < st->n_planes && res == CUDA_SUCCESS; p++)
-      res = out_pinned ? memcpy2d_async (CU_MEMORYTYPE_HOST,
-          GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
-          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p), CU_MEMORYTYPE_DEVICE,
-          (void *) st->dev[p], st->pitch[p], st->row_bytes[p], st->rows[p],
-          priv->stream) : memcpy2d_async (CU_MEMORYTYPE_HOST,
-          st->host + st->host_offset[p], st->row_bytes[p],
+    for (gint p = 0; p < st->n_planes && res == CUDA_SUCCESS; p++) {
+      /* into the frame itself, or into staging for the copy below */
+      void *host = out_pinned ? GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p) :
+          st->host + st->host_offset[p];
+      gsize hstride = out_pinned ? (gsize) GST_VIDEO_FRAME_PLANE_STRIDE
+          (&out_frame, p) : (gsize) st->row_bytes[p];
+      res = memcpy2d_async (CU_MEMORYTYPE_HOST, host, hstride,
           CU_MEMORYTYPE_DEVICE, (void *) st->dev[p], st->pitch[p],
           st->row_bytes[p], st->rows[p], priv->stream);
+    }
   }
   if (res == CUDA_SUCCESS)
     res = CuStreamSynchronize (priv->stream);
