@@ -340,6 +340,15 @@ ci_check_shared_context (GstHarness * h, const char *a, const char *b)
   gst_object_unref (eb);
 }
 
+/* the video info of the caps @h's sink pad negotiated */
+static void
+harness_out_info (GstHarness * h, GstVideoInfo * info)
+{
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (oc && gst_video_info_from_caps (info, oc));
+  gst_caps_unref (oc);
+}
+
 static GstBuffer *
 push_one (const char *launch, const char *caps, GstBuffer * in,
     GstVideoInfo * out_info)
@@ -348,9 +357,7 @@ push_one (const char *launch, const char *caps, GstBuffer * in,
   gst_harness_set_src_caps_str (h, caps);
   GstBuffer *out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL, "%s: no output", launch);
-  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (oc && gst_video_info_from_caps (out_info, oc));
-  gst_caps_unref (oc);
+  harness_out_info (h, out_info);
   gst_harness_teardown (h);
   return out;
 }
@@ -655,9 +662,7 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   gst_harness_set_src_caps_str (h, caps);
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no output", launch);
-  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (oc && gst_video_info_from_caps (oi, oc));
-  gst_caps_unref (oc);
+  harness_out_info (h, oi);
   /* the harness's sink proposes no pool: the element takes its own */
   check_pinned (out, is_pinned, pools, launch, "the output");
 
@@ -790,9 +795,7 @@ ci_check_host_register (const char *launch, const char *caps,
       fail_unless (out != NULL, "%s: no output", launch);
       if (!first) {
         first = out;
-        GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
-        fail_unless (oc && gst_video_info_from_caps (&oi, oc));
-        gst_caps_unref (oc);
+        harness_out_info (h, &oi);
         continue;
       }
       same_picture (first, out, &oi, launch, off ? "a frame pushed again "
