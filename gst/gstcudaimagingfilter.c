@@ -388,8 +388,16 @@ ensure_context (GstCudaImagingFilter * self)
   GST_OBJECT_UNLOCK (self);
   if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
           &priv->context)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no CUDA device"),
-        ("No usable CUDA device (cuda-device-id=%d)", device_id));
+    int n = 0;
+    if (device_id >= 0 && CuInit (0) == CUDA_SUCCESS
+        && CuDeviceGetCount (&n) == CUDA_SUCCESS && n > 0 && device_id >= n)
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("CUDA device %d not found", device_id),
+          ("cuda-device-id=%d, but there %s %d CUDA device%s (0..%d)",
+              device_id, n == 1 ? "is" : "are", n, n == 1 ? "" : "s", n - 1));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no CUDA device"),
+          ("No usable CUDA device (cuda-device-id=%d)", device_id));
     return FALSE;
   }
   return TRUE;
@@ -512,6 +520,63 @@ gst_cuda_imaging_filter_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
+/* The context of the CUDA memory @pad's peer deals in (a reference), if
+ * it is not ours. */
+static GstCudaContext *
+peer_context (GstCudaImagingFilter * self, GstPad * pad)
+{
+  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *other = NULL;
+  GstContext *c = NULL;
+  if (gst_pad_peer_query (pad, q)) {
+    gst_query_parse_context (q, &c);
+    if (c)
+      gst_structure_get (gst_context_get_structure (c), GST_CUDA_CONTEXT_TYPE,
+          GST_TYPE_CUDA_CONTEXT, &other, NULL);
+  }
+  gst_query_unref (q);
+  if (other && other == PRIV (self)->context)
+    gst_clear_object (&other);
+  return other;
+}
+
+/* cuda-device-id=-1: READY took the context of a neighbour that had one
+ * then, or made one on device 0. A bin does not order its children's
+ * state changes by their devices, so the element whose CUDA memory we
+ * take (or give) may have made its context after us, on another device
+ * or just another context, whose memory ours cannot address. At caps,
+ * before any device resource exists, take that neighbour's context:
+ * upstream's first, since the input is what is read. */
+static void
+follow_neighbour_context (GstCudaImagingFilter * self, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaContext *other = NULL;
+  GST_OBJECT_LOCK (self);
+  const gint device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (device_id != -1)
+    return;
+  if (caps_have_cuda (incaps))
+    other = peer_context (self, GST_BASE_TRANSFORM_SINK_PAD (trans));
+  if (!other && caps_have_cuda (outcaps))
+    other = peer_context (self, GST_BASE_TRANSFORM_SRC_PAD (trans));
+  if (!other)
+    return;
+  guint dev = 0;
+  g_object_get (other, "cuda-device-id", &dev, NULL);
+  GST_INFO_OBJECT (self, "taking the CUDA context of a neighbour (device "
+      "%u) in CUDA memory", dev);
+  release_device_resources (self);
+  GST_OBJECT_LOCK (self);
+  GstCudaContext *old = priv->context;
+  priv->context = other;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&old);
+}
+
 static gboolean
 gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -533,6 +598,7 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   if (!priv->context && !ensure_context (self))
     return FALSE;
+  follow_neighbour_context (self, incaps, outcaps);
 
   release_device_resources (self);
   priv->in_info = in_info;
