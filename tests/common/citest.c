@@ -362,10 +362,8 @@ push_one (const char *launch, const char *caps, GstBuffer * in,
   return out;
 }
 
-/* @b (the output for @what) must hold the picture @a holds, in the rows'
- * bytes (not their padding) */
-static void
-same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,
+void
+ci_same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,
     const char *launch, const char *what)
 {
   GstVideoFrame fa, fb;
@@ -449,7 +447,7 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
     "a frame at an odd address"
   };
   for (int k = 0; k < 2; k++) {
-    same_picture (a, others[k], &oi, launch, what[k]);
+    ci_same_picture (a, others[k], &oi, launch, what[k]);
     gst_buffer_unref (others[k]);
   }
   gst_buffer_unref (a);
@@ -553,7 +551,7 @@ ci_check_plane_layouts (const char *launch, const char *caps)
       GstVideoInfo oi;
       GstBuffer *a = push_one (launch, caps, tight, &oi);
       GstBuffer *out = push_one (launch, caps, b, &oi);
-      same_picture (a, out, &oi, launch, "a padded layout at odd addresses");
+      ci_same_picture (a, out, &oi, launch, "a padded layout at odd addresses");
       gst_buffer_unref (out);
       gst_buffer_unref (a);
     } else
@@ -695,7 +693,7 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   gst_video_frame_unmap (&fs);
   GstBuffer *out2 = gst_harness_push_and_pull (h, pb);
   fail_unless (out2 != NULL, "%s: no output from the pool's buffer", launch);
-  same_picture (out, out2, oi, launch, what[mode]);
+  ci_same_picture (out, out2, oi, launch, what[mode]);
   gst_buffer_unref (out2);
 
   /* an upstream element that takes the allocator alone */
@@ -718,7 +716,7 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
     GstBuffer *out3 = gst_harness_push_and_pull (h, ab);
     fail_unless (out3 != NULL, "%s: no output from the allocator's memory",
         launch);
-    same_picture (out, out3, oi, launch, "a frame in the proposed "
+    ci_same_picture (out, out3, oi, launch, "a frame in the proposed "
         "allocator's memory");
     gst_buffer_unref (out3);
     gst_object_unref (al);
@@ -733,10 +731,8 @@ push_pinned_case (const char *launch, const char *caps, GstBuffer * in,
   return out;
 }
 
-/* a frame of @caps (its info in *info) in ordinary memory, random bytes;
- * *data: where they are */
-static GstBuffer *
-random_frame (const char *caps, GstVideoInfo * info, uint64_t seed,
+GstBuffer *
+ci_random_frame (const char *caps, GstVideoInfo * info, uint64_t seed,
     const guint8 ** data)
 {
   GstCaps *c = gst_caps_from_string (caps);
@@ -757,12 +753,12 @@ ci_check_pinned_pools (const char *launch, const char *caps,
 {
   GstVideoInfo info, oi;
   const guint8 *ptr;
-  GstBuffer *in = random_frame (caps, &info, 9090, &ptr);
+  GstBuffer *in = ci_random_frame (caps, &info, 9090, &ptr);
   check_pinned (in, is_pinned, FALSE, launch, "ordinary memory");
   GstBuffer *a = push_pinned_case (launch, caps, in, &oi, is_pinned, 0);
   for (int mode = 1; mode <= 2; mode++) {
     GstBuffer *b = push_pinned_case (launch, caps, in, &oi, is_pinned, mode);
-    same_picture (a, b, &oi, launch, mode == 1 ? "staging instead of the "
+    ci_same_picture (a, b, &oi, launch, mode == 1 ? "staging instead of the "
         "pinned pools" : "the pools' ordinary memory");
     gst_buffer_unref (b);
   }
@@ -779,7 +775,7 @@ ci_check_host_register (const char *launch, const char *caps,
     if (off)
       g_setenv ("CI_NO_PINNED_POOLS", "1", TRUE);
     const guint8 *ptr;
-    GstBuffer *in = random_frame (caps, &info, 31337, &ptr);
+    GstBuffer *in = ci_random_frame (caps, &info, 31337, &ptr);
     fail_unless (GST_VIDEO_INFO_SIZE (&info) >= (1 << 20), "%s: a frame of "
         "at least 1 MiB is locked, not %" G_GSIZE_FORMAT " bytes", caps,
         GST_VIDEO_INFO_SIZE (&info));
@@ -798,7 +794,7 @@ ci_check_host_register (const char *launch, const char *caps,
         harness_out_info (h, &oi);
         continue;
       }
-      same_picture (first, out, &oi, launch, off ? "a frame pushed again "
+      ci_same_picture (first, out, &oi, launch, off ? "a frame pushed again "
           "(pinning off)" : "a frame pushed again (page-locked)");
       gst_buffer_unref (out);
     }

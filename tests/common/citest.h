@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
@@ -117,6 +118,16 @@ void ci_check_pinned_pools (const char *launch, const char *caps,
  * never. */
 void ci_check_host_register (const char *launch, const char *caps,
     int (*is_pinned) (const void *p));
+
+/* @b (the output for @what) must hold the picture @a holds (both of video
+ * info @oi), in the rows' bytes, not their padding; @launch names the case. */
+void ci_same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,
+    const char *launch, const char *what);
+
+/* A frame of @caps (its info in *info) in ordinary memory, random bytes
+ * from @seed; *data: where they are. */
+GstBuffer *ci_random_frame (const char *caps, GstVideoInfo * info,
+    uint64_t seed, const guint8 ** data);
 
 /* The exit status of a GPU test that cannot run (no device, @why says
  * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU

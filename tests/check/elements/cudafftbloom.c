@@ -5,6 +5,7 @@
 #define FACTORY "cudafftbloom"
 #define TOL 1
 #include "cicuda.h"
+#include "citest_cuda.h"
 #include "../../fftbloom/fftbloom-checks.h"
 
 GST_START_TEST (test_cuda_memory)
@@ -87,6 +88,15 @@ GST_START_TEST (test_no_cufft)
 GST_END_TEST;
 
 
+/* cuda-device-id: each device, a change in READY, a device that does not
+ * exist, and CUDA memory of another device */
+GST_START_TEST (test_devices)
+{
+  ci_check_devices (FACTORY, "", "format=RGBA",
+      "video/x-raw,format=RGBA,width=45,height=27,framerate=30/1");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -112,5 +122,6 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_shared_context_sizes);
   tcase_add_test (tc, test_pinned_pools);
+  tcase_add_test (tc, test_devices);
   return ci_check_main (s, "cudafftbloom", argc, argv);
 }

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudasgm"
 #include "cicuda.h"
+#include "citest_cuda.h"
 #include "sgm-checks.h"
 
 GST_START_TEST (test_cuda_memory)
@@ -23,6 +24,15 @@ GST_START_TEST (test_cuda_memory)
 GST_END_TEST;
 
 
+/* cuda-device-id: each device, a change in READY, a device that does not
+ * exist, and CUDA memory of another device */
+GST_START_TEST (test_devices)
+{
+  ci_check_devices (FACTORY, "num-disparities=16", "format=RGBA",
+      "video/x-raw,format=NV12,width=74,height=22,framerate=30/1");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -39,6 +49,7 @@ cudasgm_suite (void)
   add_sgm_cases (tc);
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_pinned_pools);
+  tcase_add_test (tc, test_devices);
   suite_add_tcase (s, tc);
   return s;
 }

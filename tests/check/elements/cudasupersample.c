@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define FACTORY "cudasupersample"
 #include "cicuda.h"
+#include "citest_cuda.h"
 #include "supersample-checks.h"
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>       /* CuMemAlloc, through GStreamer's loader */
@@ -156,6 +157,15 @@ GST_START_TEST (test_oom_on_caps_change)
 GST_END_TEST;
 
 
+/* cuda-device-id: each device, a change in READY, a device that does not
+ * exist, and CUDA memory of another device */
+GST_START_TEST (test_devices)
+{
+  ci_check_devices (FACTORY, "", "width=23,height=11",
+      "video/x-raw,format=NV12,width=97,height=45,framerate=30/1");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -178,7 +188,8 @@ main (int argc, char **argv)
     add_common_cases (tc);
     tcase_add_test (tc, test_cuda_memory_shared_context);
     tcase_add_test (tc, test_oom_on_caps_change);
-  tcase_add_test (tc, test_pinned_pools);
+    tcase_add_test (tc, test_pinned_pools);
+    tcase_add_test (tc, test_devices);
   } else {
     tcase_add_test (tc, test_no_device_fails_cleanly);
   }

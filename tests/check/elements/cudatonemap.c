@@ -8,6 +8,7 @@
 #define FACTORY "cudatonemap"
 #define TOLERANCE 0
 #include "cicuda.h"
+#include "citest_cuda.h"
 #include "tonemap-checks.h"
 
 /* memory:CUDAMemory in and out (as after nvh265dec): formats that 1.22's
@@ -62,6 +63,16 @@ GST_START_TEST (test_shared_context_bins)
 GST_END_TEST;
 
 
+/* cuda-device-id: each device, a change in READY, a device that does not
+ * exist, and CUDA memory of another device */
+GST_START_TEST (test_devices)
+{
+  ci_check_devices (FACTORY, "smoothing=0", "format=NV12",
+      "video/x-raw,format=P010_10LE,width=97,height=55,"
+      "framerate=30/1,colorimetry=bt2100-pq");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -80,6 +91,7 @@ cudatonemap_suite (void)
   add_common_cases (tc);
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_pinned_pools);
+  tcase_add_test (tc, test_devices);
   tcase_add_test (tc, test_shared_context_bins);
   suite_add_tcase (s, tc);
   return s;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "citest_cuda.h"
+#include <gst/cuda/gstcudautils.h>  /* CuInit etc., through GStreamer's loader */
+#include <string.h>
+
+int
+ci_gst_cuda_device_count (void)
+{
+  int n = 0;
+  if (!gst_cuda_load_library () || CuInit (0) != CUDA_SUCCESS
+      || CuDeviceGetCount (&n) != CUDA_SUCCESS)
+    return 0;
+  return n;
+}
+
+static gint
+context_device (gpointer ctx)
+{
+  guint dev = G_MAXUINT;
+  fail_unless (ctx != NULL, "no CUDA context");
+  g_object_get (ctx, "cuda-device-id", &dev, NULL);
+  return (gint) dev;
+}
+
+/* the device of the CUDA memory of every buffer that crossed the pad, in
+ * *user: -1 none yet, -2 not all the same, -3 other memory */
+static GstPadProbeReturn
+note_device (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  gint *seen = user;
+  GstMemory *m = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0);
+  const gint d = gst_is_cuda_memory (m) ?
+      context_device (GST_CUDA_MEMORY_CAST (m)->context) : -3;
+  if (*seen == -1)
+    *seen = d;
+  else if (*seen != d)
+    *seen = -2;
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+probe_device (GstElement * e, const char *pad_name, gint * seen)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  *seen = -1;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, note_device, seen, NULL);
+  gst_object_unref (pad);
+}
+
+/* @in (a reference is taken) through @launch's element "dev", which must
+ * run on @device; its output, which must show @ref's picture */
+static void
+check_on_device (const char *launch, const char *caps, GstBuffer * in,
+    GstBuffer * ref, const GstVideoInfo * oi, gint device, const char *what)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstElement *dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
+  fail_unless (dev != NULL);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output", launch);
+  fail_unless_equals_int (context_device (ci_cuda_context_of (dev)), device);
+  ci_same_picture (ref, out, oi, launch, what);
+  gst_buffer_unref (out);
+  gst_object_unref (dev);
+  gst_harness_teardown (h);
+}
+
+void
+ci_check_devices (const char *factory, const char *props,
+    const char *out_fields, const char *caps)
+{
+  const int n = ci_gst_cuda_device_count ();
+  fail_unless (n > 0, "no CUDA device");
+  g_print ("%s: %d CUDA device%s\n", factory, n, n == 1 ? "" : "s");
+  GstVideoInfo info, oi;
+  const guint8 *ptr;
+  GstBuffer *in = ci_random_frame (caps, &info, 4242, &ptr);
+
+  /* the default device's output */
+  gchar *launch = g_strdup_printf ("%s name=dev %s ! "
+      "capsfilter caps=video/x-raw,%s", factory, props, out_fields);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *ref = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (ref != NULL, "%s: no output", launch);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (oc && gst_video_info_from_caps (&oi, oc));
+  gst_caps_unref (oc);
+  gst_harness_teardown (h);
+  g_free (launch);
+
+  const int last = MIN (n, 2) - 1;
+  for (int d = 0; d <= last; d++) {
+    launch = g_strdup_printf ("%s name=dev cuda-device-id=%d %s ! "
+        "capsfilter caps=video/x-raw,%s", factory, d, props, out_fields);
+    check_on_device (launch, caps, in, ref, &oi, d, "another device");
+    g_free (launch);
+  }
+
+  /* set in READY: the context made for device 0 is dropped, and the next
+   * caps make one on the new device */
+  gchar *desc = g_strdup_printf ("%s cuda-device-id=0 %s", factory, props);
+  GstElement *e = gst_parse_launch (desc, NULL);
+  fail_unless (e != NULL, "%s", desc);
+  gst_object_ref_sink (e);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (context_device (ci_cuda_context_of (e)), 0);
+  g_object_set (e, "cuda-device-id", last, NULL);
+  fail_unless (last == 0 || ci_cuda_context_of (e) == NULL,
+      "%s: device 0's context kept after cuda-device-id=%d in READY", desc,
+      last);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gchar *sink_caps = g_strdup_printf ("video/x-raw,%s", out_fields);
+  gst_harness_set_sink_caps_str (h, sink_caps);
+  gst_harness_set_src_caps_str (h, caps);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output", desc);
+  fail_unless_equals_int (context_device (ci_cuda_context_of (e)), last);
+  ci_same_picture (ref, out, &oi, desc, "a device set in READY");
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_object_unref (e);
+  g_free (sink_caps);
+  g_free (desc);
+
+  /* no such device: READY fails with one error that names it */
+  e = gst_element_factory_make (factory, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "cuda-device-id", n, NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_FAILURE);
+  gchar *text = ci_pop_error (bus, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, NULL);
+  gchar *want = g_strdup_printf ("CUDA device %d", n);
+  fail_unless (strstr (text, want) != NULL, "%s: \"%s\" does not say \"%s\"",
+      factory, text, want);
+  g_free (want);
+  g_free (text);
+  ci_bus_done (e, bus);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+
+  /* CUDA memory from device 0 into the element on device 1, out again to
+   * device 0: through peer access where the devices have it, else through
+   * host memory */
+  if (n >= 2 && ci_have_cudaupload ()) {
+    launch = g_strdup_printf ("cudaupload name=up cuda-device-id=0 ! "
+        "video/x-raw(memory:CUDAMemory) ! %s name=dev cuda-device-id=1 %s ! "
+        "video/x-raw(memory:CUDAMemory),%s ! cudadownload cuda-device-id=0",
+        factory, props, out_fields);
+    h = gst_harness_new_parse (launch);
+    GstElement *dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
+    GstElement *up = gst_bin_get_by_name (GST_BIN (h->element), "up");
+    gint seen_in, seen_out;
+    probe_device (dev, "sink", &seen_in);
+    probe_device (dev, "src", &seen_out);
+    ci_watch_memory (dev);
+    gst_harness_set_src_caps_str (h, caps);
+    for (int k = 0; k < 2; k++) {
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL, "%s: no output", launch);
+      ci_same_picture (ref, out, &oi, launch, "CUDA memory of another device");
+      gst_buffer_unref (out);
+    }
+    ci_check_cuda_memory (dev);
+    fail_unless_equals_int (seen_in, 0);
+    fail_unless_equals_int (seen_out, 1);
+    gpointer cd = ci_cuda_context_of (dev), cu = ci_cuda_context_of (up);
+    fail_unless_equals_int (context_device (cd), 1);
+    fail_unless_equals_int (context_device (cu), 0);
+    g_print ("%s: device 0's CUDA memory read on device 1 %s\n", factory,
+        gst_cuda_context_can_access_peer (cd, cu) ? "by peer access" :
+        "through host memory");
+    gst_object_unref (up);
+    gst_object_unref (dev);
+    gst_harness_teardown (h);
+    g_free (launch);
+
+    /* cuda-device-id=-1 takes its neighbours' context, here on device 1 */
+    launch = g_strdup_printf ("cudaupload name=up cuda-device-id=1 ! "
+        "video/x-raw(memory:CUDAMemory) ! %s name=dev %s ! "
+        "video/x-raw(memory:CUDAMemory),%s ! cudadownload name=down "
+        "cuda-device-id=1",
+        factory, props, out_fields);
+    h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps_str (h, caps);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL, "%s: no output", launch);
+    ci_same_picture (ref, out, &oi, launch, "the neighbour's device");
+    gst_buffer_unref (out);
+    dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
+    up = gst_bin_get_by_name (GST_BIN (h->element), "up");
+    GstElement *down = gst_bin_get_by_name (GST_BIN (h->element), "down");
+    cd = ci_cuda_context_of (dev);
+    cu = ci_cuda_context_of (up);
+    gpointer cn = ci_cuda_context_of (down);
+    g_print ("%s: contexts up %p (device %d), dev %p (%d), down %p (%d)\n",
+        factory, cu, context_device (cu), cd, context_device (cd), cn,
+        context_device (cn));
+    fail_unless_equals_int (context_device (cd), 1);
+    ci_check_shared_context (h, "down", "dev");
+    ci_check_shared_context (h, "up", "dev");
+    gst_object_unref (down);
+    gst_object_unref (up);
+    gst_object_unref (dev);
+    gst_harness_teardown (h);
+    g_free (launch);
+  }
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+}

@@ -1,0 +1,26 @@
+/* Checks for the cuda* elements that need GStreamer's CUDA library.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "citest.h"
+
+G_BEGIN_DECLS
+
+/* Number of CUDA devices through GStreamer's CUDA loader; 0 without one. */
+int ci_gst_cuda_device_count (void);
+
+/* cuda-device-id on @factory with @props (its output caps fields
+ * @out_fields, e.g. "format=NV12", input @caps):
+ * - each of the first two devices gives, in system memory, the output of
+ *   the default device, from a context on that device;
+ * - a device id set while the element is READY is taken at the next caps;
+ * - the first id past the last device fails READY with one RESOURCE
+ *   error that names it;
+ * - with two devices (and cudaupload): CUDA memory of device 0 into the
+ *   element on device 1, its CUDA memory out to a cudadownload on device
+ *   0, the same output; and cuda-device-id=-1 after a cudaupload on
+ *   device 1 shares its context. */
+void ci_check_devices (const char *factory, const char *props,
+    const char *out_fields, const char *caps);
+
+G_END_DECLS
