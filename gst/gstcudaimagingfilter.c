@@ -372,6 +372,20 @@ release_device_resources (GstCudaImagingFilter * self)
   gst_cuda_context_pop (NULL);
 }
 
+/* Releases what the context holds and puts @ctx (taken; NULL: none) in its
+ * place, under the lock: a context query may be taking a reference. */
+static void
+replace_context (GstCudaImagingFilter * self, GstCudaContext * ctx)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  release_device_resources (self);
+  GST_OBJECT_LOCK (self);
+  GstCudaContext *old = priv->context;
+  priv->context = ctx;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&old);
+}
+
 /* ---------------------------------------------------------------- element */
 
 static gboolean
@@ -408,7 +422,6 @@ gst_cuda_imaging_filter_change_state (GstElement * element,
     GstStateChange transition)
 {
   GstCudaImagingFilter *self = GST_CUDA_IMAGING_FILTER (element);
-  GstCudaImagingFilterPrivate *priv = PRIV (self);
   GstStateChangeReturn ret;
 
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && !ensure_context (self))
@@ -416,15 +429,8 @@ gst_cuda_imaging_filter_change_state (GstElement * element,
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-    release_device_resources (self);
-    /* under the lock: a context query may be taking a reference */
-    GST_OBJECT_LOCK (self);
-    GstCudaContext *ctx = priv->context;
-    priv->context = NULL;
-    GST_OBJECT_UNLOCK (self);
-    gst_clear_object (&ctx);
-  }
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL)
+    replace_context (self, NULL);
   return ret;
 }
 
@@ -569,12 +575,7 @@ follow_neighbour_context (GstCudaImagingFilter * self, GstCaps * incaps,
   g_object_get (other, "cuda-device-id", &dev, NULL);
   GST_INFO_OBJECT (self, "taking the CUDA context of a neighbour (device "
       "%u) in CUDA memory", dev);
-  release_device_resources (self);
-  GST_OBJECT_LOCK (self);
-  GstCudaContext *old = priv->context;
-  priv->context = other;
-  GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&old);
+  replace_context (self, other);
 }
 
 static gboolean
