@@ -49,6 +49,21 @@ main (int argc, char **argv)
    * put on another blocking stream. */
   cudaStream_t s = 0;
   const int only = argc > 2 ? atoi (argv[2]) : -1;
+  /* CI_BENCH_SRC_DEVICE=N: inputs in device N's memory, read by device 0's
+   * kernel through peer access (what an element on one GPU pays for CUDA
+   * memory from another) */
+  const char *sd = getenv ("CI_BENCH_SRC_DEVICE");
+  const int src_dev = sd ? atoi (sd) : 0;
+  if (src_dev != 0) {
+    int can = 0;
+    CK (cudaDeviceCanAccessPeer (&can, 0, src_dev));
+    if (!can) {
+      fprintf (stderr, "device 0 cannot access device %d's memory\n", src_dev);
+      return 1;
+    }
+    CK (cudaDeviceEnablePeerAccess (src_dev, 0));
+    have_npp = 0;
+  }
   /* One event between consecutive calls: launches run back to back, so the GPU
    * never idles (and drops its clocks) between timed calls. */
   cudaEvent_t *ev = malloc (sizeof (cudaEvent_t) * (reps + 1));
@@ -59,6 +74,8 @@ main (int argc, char **argv)
 
   printf ("GPU: %s, L2 %d MB, %d SMs; %d runs per case, median\n\n", prop.name,
       prop.l2CacheSize >> 20, prop.multiProcessorCount, reps);
+  if (src_dev)
+    printf ("Inputs in device %d's memory, read by peer access.\n\n", src_dev);
   printf ("GPU time per call (queue primed, as nvbench) and, after it, the time between\n"
       "calls as the host launches them back to back (host submission included).\n\n");
   printf ("| case | ours (µs) | NPP (µs) | speed-up | ours GB/s | ours, host-launched (µs) "
@@ -76,7 +93,9 @@ main (int argc, char **argv)
     if (nbuf > 4096)
       nbuf = 4096;
     uint8_t *src, *dst;
+    CK (cudaSetDevice (src_dev));
     CK (cudaMalloc ((void **) &src, sbytes * nbuf));
+    CK (cudaSetDevice (0));
     CK (cudaMalloc ((void **) &dst, dbytes * nbuf));
     uint8_t *h = malloc (sbytes);
     for (size_t i = 0; i < sbytes; i++)
@@ -139,7 +158,9 @@ main (int argc, char **argv)
           mn / mo, gb, ho, hn, hn / ho);
     else
       printf ("| %s | %.1f | n/a | n/a | %.0f | %.1f | n/a | n/a |\n", c->name, mo, gb, ho);
+    CK (cudaSetDevice (src_dev));
     CK (cudaFree (src));
+    CK (cudaSetDevice (0));
     CK (cudaFree (dst));
   }
   if (gate_timeouts)
