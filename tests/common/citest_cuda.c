@@ -211,6 +211,23 @@ ci_check_devices (const char *factory, const char *props,
     gst_object_unref (dev);
     gst_harness_teardown (h);
     g_free (launch);
+
+    /* system memory in, CUDA memory out to device 1: downstream's context */
+    launch = g_strdup_printf ("%s name=dev %s ! "
+        "video/x-raw(memory:CUDAMemory),%s ! cudadownload name=down "
+        "cuda-device-id=1", factory, props, out_fields);
+    h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps_str (h, caps);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL, "%s: no output", launch);
+    ci_same_picture (ref, out, &oi, launch, "the downstream neighbour's device");
+    gst_buffer_unref (out);
+    dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
+    fail_unless_equals_int (context_device (ci_cuda_context_of (dev)), 1);
+    ci_check_shared_context (h, "down", "dev");
+    gst_object_unref (dev);
+    gst_harness_teardown (h);
+    g_free (launch);
   }
   gst_buffer_unref (ref);
   gst_buffer_unref (in);

@@ -18,8 +18,9 @@ int ci_gst_cuda_device_count (void);
  *   error that names it;
  * - with two devices (and cudaupload): CUDA memory of device 0 into the
  *   element on device 1, its CUDA memory out to a cudadownload on device
- *   0, the same output; and cuda-device-id=-1 after a cudaupload on
- *   device 1 shares its context. */
+ *   0, the same output; and cuda-device-id=-1 takes the context of a
+ *   neighbour on device 1 in CUDA memory: a cudaupload upstream, or a
+ *   cudadownload downstream after system-memory input. */
 void ci_check_devices (const char *factory, const char *props,
     const char *out_fields, const char *caps);
 
