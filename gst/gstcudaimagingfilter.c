@@ -551,8 +551,9 @@ peer_context (GstCudaImagingFilter * self, GstPad * pad)
  * state changes by their devices, so the element whose CUDA memory we
  * take (or give) may have made its context after us, on another device
  * or just another context, whose memory ours cannot address. At caps,
- * before any device resource exists, take that neighbour's context:
- * upstream's first, since the input is what is read. */
+ * where everything sized by caps is made anew anyway, take that
+ * neighbour's context: upstream's first, since the input is what is
+ * read. */
 static void
 follow_neighbour_context (GstCudaImagingFilter * self, GstCaps * incaps,
     GstCaps * outcaps)
