@@ -15,6 +15,8 @@
  * The CPU twin of #cudasupersample: area ("super-sampling") downscaling,
  * bit-exact with NVIDIA NPP's nppiResize NPPI_INTER_SUPER, run by the C
  * reference implementation. Same caps and output as cudasupersample.
+ * Output rows are computed on #GstCpuSupersample:n-threads threads (one
+ * per processor by default); every row is the same whatever the count.
  *
  * ## Example launch line
  * |[
@@ -28,13 +30,22 @@
 #include "gstcpusupersample.h"
 #include "gstsupersamplecommon.h"
 #include "gstcivideo.h"
+#include "gstciparallel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_supersample_debug);
 #define GST_CAT_DEFAULT gst_cpu_supersample_debug
 
+enum
+{
+  PROP_0,
+  PROP_N_THREADS,
+};
+
 struct _GstCpuSupersample
 {
   GstVideoFilter parent;
+  guint n_threads;              /* the property; under the object lock */
+  GstCiParallel *par;
 };
 
 G_DEFINE_TYPE (GstCpuSupersample, gst_cpu_supersample, GST_TYPE_VIDEO_FILTER);
@@ -58,23 +69,53 @@ gst_cpu_supersample_set_info (GstVideoFilter * filter, GstCaps * incaps,
       outcaps, in_info);
 }
 
+typedef struct
+{
+  const void *src;
+  void *dst;
+  CiSsPlane sp, dp;
+  gint err;                     /* any slice's failure */
+} PlaneJob;
+
+static void
+plane_rows (gpointer user, guint slice, gint first, gint end)
+{
+  PlaneJob *j = user;
+  if (ci_ref_supersample_rows (j->src, &j->sp, j->dst, &j->dp, first, end))
+    g_atomic_int_set (&j->err, 1);
+}
+
+/* input bytes per slice below which another thread costs more than it
+ * saves */
+#define MIN_SLICE_BYTES (256 * 1024)
+
 static GstFlowReturn
 gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in, GstVideoFrame * out)
 {
+  GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (filter);
+  GST_OBJECT_LOCK (self);
+  const guint threads = gst_ci_parallel_threads (self->n_threads);
+  GST_OBJECT_UNLOCK (self);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
-    CiSsPlane sp, dp;
+    PlaneJob j = { 0 };
+    CiSsPlane *sp = &j.sp, *dp = &j.dp;
     /* the caps' sizes (as cudasupersample): a video meta may describe a
      * larger frame */
-    gst_supersample_plane_desc (&filter->in_info, p, &sp);
-    gst_supersample_plane_desc (&filter->out_info, p, &dp);
-    sp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
-    dp.stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    if (ci_ref_supersample_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p), &sp,
-            GST_VIDEO_FRAME_PLANE_DATA (out, p), &dp) != 0) {
+    gst_supersample_plane_desc (&filter->in_info, p, sp);
+    gst_supersample_plane_desc (&filter->out_info, p, dp);
+    sp->stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    dp->stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    j.src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    j.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    const gsize bytes = (gsize) sp->width * sp->height * sp->channels *
+        sp->bytes_per_sample;
+    const guint slices = MIN (threads, MAX (1, bytes / MIN_SLICE_BYTES));
+    gst_ci_parallel_run (self->par, slices, dp->height, 1, plane_rows, &j);
+    if (j.err) {
       GST_ELEMENT_ERROR (filter, STREAM, FORMAT, (NULL),
-          ("cannot scale plane %u from %dx%d to %dx%d", p, sp.width, sp.height,
-              dp.width, dp.height));
+          ("cannot scale plane %u from %dx%d to %dx%d", p, sp->width,
+              sp->height, dp->width, dp->height));
       return GST_FLOW_ERROR;
     }
   }
@@ -86,8 +127,50 @@ GST_CI_VIDEO_FILTER_TRANSFORM_META (gst_cpu_supersample_transform_meta,
     GST_CI_METAS_GEOMETRY_COLORSPACE);
 
 static void
+gst_cpu_supersample_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (object);
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      self->n_threads = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cpu_supersample_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (object);
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->n_threads);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cpu_supersample_finalize (GObject * object)
+{
+  gst_ci_parallel_free (GST_CPU_SUPERSAMPLE (object)->par);
+  G_OBJECT_CLASS (gst_cpu_supersample_parent_class)->finalize (object);
+}
+
+static void
 gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
@@ -98,6 +181,11 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
+
+  gobject_class->set_property = gst_cpu_supersample_set_property;
+  gobject_class->get_property = gst_cpu_supersample_get_property;
+  gobject_class->finalize = gst_cpu_supersample_finalize;
+  gst_ci_install_n_threads (gobject_class, PROP_N_THREADS);
 
   gst_element_class_set_static_metadata (element_class,
       "CPU super-sampling downscaler", "Filter/Converter/Video/Scaler",
@@ -123,4 +211,5 @@ gst_cpu_supersample_class_init (GstCpuSupersampleClass * klass)
 static void
 gst_cpu_supersample_init (GstCpuSupersample * self)
 {
+  self->par = gst_ci_parallel_new ();
 }

@@ -15,11 +15,19 @@ int
 ci_ref_supersample_plane (const void *src, const CiSsPlane * sp,
     void *dst, const CiSsPlane * dp)
 {
+  return ci_ref_supersample_rows (src, sp, dst, dp, 0, dp->height);
+}
+
+int
+ci_ref_supersample_rows (const void *src, const CiSsPlane * sp,
+    void *dst, const CiSsPlane * dp, int dy0, int dy1)
+{
   const int C = sp->channels, bps = sp->bytes_per_sample, shift = sp->shift;
   if (sp->width < 1 || sp->height < 1 || dp->width < 1 || dp->height < 1
       || dp->width > sp->width || dp->height > sp->height
       || C < 1 || C > 4 || dp->channels != C
-      || (bps != 1 && bps != 2) || dp->bytes_per_sample != bps)
+      || (bps != 1 && bps != 2) || dp->bytes_per_sample != bps
+      || dy0 < 0 || dy1 > dp->height || dy0 > dy1)
     return -1;
 
   const float sx = ci_ss_scale (sp->width, dp->width);
@@ -27,7 +35,7 @@ ci_ref_supersample_plane (const void *src, const CiSsPlane * sp,
   const float inv = ci_ss_inv_area (sx, sy);
   const unsigned int maxval = (bps == 1 ? 0xffu : 0xffffu) >> shift;
 
-  for (int dy = 0; dy < dp->height; dy++) {
+  for (int dy = dy0; dy < dy1; dy++) {
     const CiSsSpan ys = ci_ss_span (dy, sy, sp->height);
     uint8_t *orow = (uint8_t *) dst + (size_t) dy * dp->stride;
     for (int dx = 0; dx < dp->width; dx++) {

@@ -24,6 +24,12 @@ typedef struct
 int ci_ref_supersample_plane (const void *src, const CiSsPlane * sp,
     void *dst, const CiSsPlane * dp);
 
+/* Output rows [dy0, dy1) of ci_ref_supersample_plane, the same bytes (each
+ * output row depends only on the geometry and the input), so that row
+ * ranges can run on several threads. */
+int ci_ref_supersample_rows (const void *src, const CiSsPlane * sp,
+    void *dst, const CiSsPlane * dp, int dy0, int dy1);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,33 @@
+/* gst-cuda-imaging: rows of a frame on several threads, for the cpu* twins
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* @slice (0 ..) covers rows [@first, @end) */
+typedef void (*GstCiSliceFunc) (gpointer user, guint slice, gint first,
+    gint end);
+
+typedef struct _GstCiParallel GstCiParallel;
+
+GstCiParallel *gst_ci_parallel_new (void);
+void gst_ci_parallel_free (GstCiParallel * par);
+
+/* The threads an n-threads property value stands for: 0 is one per
+ * processor. */
+guint gst_ci_parallel_threads (guint n_threads);
+
+/* Splits rows [0, @n) into at most @max_slices contiguous slices whose
+ * inner bounds are multiples of @align, calls @func on each (the calling
+ * thread takes slice 0, pool threads the others) and returns the number
+ * of slices once every call has returned. */
+guint gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
+    gint align, GstCiSliceFunc func, gpointer user);
+
+/* The cpu* twins' "n-threads" property (guint, 0 = one per processor,
+ * the default; changeable while playing: it applies from the next frame). */
+void gst_ci_install_n_threads (GObjectClass * klass, guint prop_id);
+
+G_END_DECLS
