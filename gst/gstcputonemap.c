@@ -17,6 +17,8 @@
  * or sRGB input with BT.2020 or BT.709 primaries; 8-bit BT.709 output,
  * gamut-mapped without hue shifts. The default operator equalises the
  * log-luminance histogram, smoothed over time with scene-cut detection.
+ * Rows are shared by #GstCpuTonemap:n-threads threads (one per processor
+ * by default); the output is the same for any number.
  *
  * ## Example launch line
  * |[
@@ -39,14 +41,21 @@
 #include "gstcivideo.h"
 #include "gsttonemapcommon.h"
 #include "gstcicontrol.h"
+#include "gstciparallel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_tonemap_debug);
 #define GST_CAT_DEFAULT gst_cpu_tonemap_debug
+
+/* above the ids of gsttonemapcommon.c's shared properties */
+#define PROP_N_THREADS 1000
 
 struct _GstCpuTonemap
 {
   GstVideoFilter parent;
   GstTonemapSettings settings;
+  guint n_threads;              /* the property; under the object lock */
+  GstCiParallel *par;
+  guint slices;                 /* the runner's, for self->tm */
 
   /* streaming thread */
   CiTonemap *tm;
@@ -65,6 +74,12 @@ gst_cpu_tonemap_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (object);
+  if (prop_id == PROP_N_THREADS) {
+    GST_OBJECT_LOCK (self);
+    self->n_threads = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   gst_tonemap_set_property (object, &self->settings, prop_id, value, pspec);
 }
 
@@ -73,6 +88,12 @@ gst_cpu_tonemap_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (object);
+  if (prop_id == PROP_N_THREADS) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint (value, self->n_threads);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   gst_tonemap_get_property (object, &self->settings, prop_id, value, pspec);
 }
 
@@ -81,6 +102,7 @@ gst_cpu_tonemap_finalize (GObject * object)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (object);
   ci_tonemap_free (self->tm);
+  gst_ci_parallel_free (self->par);
   G_OBJECT_CLASS (gst_cpu_tonemap_parent_class)->finalize (object);
 }
 
@@ -99,6 +121,7 @@ renew_state (GstCpuTonemap * self)
 {
   ci_tonemap_free (self->tm);
   self->tm = ci_tonemap_new (&self->cfg);
+  self->slices = 1;
   if (!self->tm)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
         ("out of memory for the tone-mapping state"));
@@ -144,6 +167,38 @@ gst_cpu_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
+static unsigned
+run_slices (void *data, unsigned max_slices, int n, int align, CiTmSliceFn fn,
+    void *user)
+{
+  return gst_ci_parallel_run (data, max_slices, n, align, fn, user);
+}
+
+/* input bytes per slice below which another thread costs more than it
+ * saves */
+#define MIN_SLICE_BYTES (256 * 1024)
+
+/* the slices for this frame, from n-threads and the frame's size */
+static gboolean
+update_runner (GstCpuTonemap * self, const GstVideoInfo * in_info)
+{
+  GST_OBJECT_LOCK (self);
+  const guint threads = gst_ci_parallel_threads (self->n_threads);
+  GST_OBJECT_UNLOCK (self);
+  const guint slices = MIN (threads, MAX (1,
+          GST_VIDEO_INFO_SIZE (in_info) / MIN_SLICE_BYTES));
+  if (slices == self->slices)
+    return TRUE;
+  if (ci_tonemap_set_runner (self->tm, slices > 1 ? run_slices : NULL,
+          self->par, slices) != 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("out of memory for %u threads' statistics", slices));
+    return FALSE;
+  }
+  self->slices = slices;
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
@@ -187,6 +242,8 @@ gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     op.data[p] = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     op.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
   }
+  if (!update_runner (self, &filter->in_info))
+    return GST_FLOW_ERROR;
   ci_tonemap_process (self->tm, &ip, &op);
   return GST_FLOW_OK;
 }
@@ -208,6 +265,7 @@ gst_cpu_tonemap_class_init (GstCpuTonemapClass * klass)
   gobject_class->get_property = gst_cpu_tonemap_get_property;
   gobject_class->finalize = gst_cpu_tonemap_finalize;
   gst_tonemap_install_properties (gobject_class);
+  gst_ci_install_n_threads (gobject_class, PROP_N_THREADS);
 
   caps = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
@@ -248,4 +306,5 @@ static void
 gst_cpu_tonemap_init (GstCpuTonemap * self)
 {
   gst_tonemap_settings_init (&self->settings);
+  self->par = gst_ci_parallel_new ();
 }

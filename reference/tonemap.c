@@ -238,12 +238,26 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
   }
 }
 
+static void minmax_rows (const CiTmParams * p, const float *eotf,
+    const CiTmInPlanes * in, int y0, int y1, float *mn, float *mx);
+static void histogram_rows (const CiTmParams * p, const float *eotf,
+    const CiTmInPlanes * in, float lmin, float scale, int y0, int y1,
+    uint32_t * hist);
+
 void
 ci_tm_ref_minmax (const CiTmParams * p, const float *eotf,
     const CiTmInPlanes * in, float *mn, float *mx)
 {
+  minmax_rows (p, eotf, in, 0, p->height, mn, mx);
+}
+
+/* rows [y0, y1) of ci_tm_ref_minmax */
+static void
+minmax_rows (const CiTmParams * p, const float *eotf,
+    const CiTmInPlanes * in, int y0, int y1, float *mn, float *mx)
+{
   float lo = INFINITY, hi = -INFINITY;
-  for (int y = 0; y < p->height; y++)
+  for (int y = y0; y < y1; y++)
     for (int x = 0; x < p->width; x++) {
       float r, g, b, a, rgb[3];
       ci_tm_decode (p, in, x, y, &r, &g, &b, &a);
@@ -259,8 +273,17 @@ void
 ci_tm_ref_histogram (const CiTmParams * p, const float *eotf,
     const CiTmInPlanes * in, float lmin, float scale, uint32_t * hist)
 {
+  histogram_rows (p, eotf, in, lmin, scale, 0, p->height, hist);
+}
+
+/* rows [y0, y1) of ci_tm_ref_histogram */
+static void
+histogram_rows (const CiTmParams * p, const float *eotf,
+    const CiTmInPlanes * in, float lmin, float scale, int y0, int y1,
+    uint32_t * hist)
+{
   memset (hist, 0, (size_t) p->bins * sizeof (uint32_t));
-  for (int y = 0; y < p->height; y++)
+  for (int y = y0; y < y1; y++)
     for (int x = 0; x < p->width; x++) {
       float r, g, b, a, rgb[3];
       ci_tm_decode (p, in, x, y, &r, &g, &b, &a);
@@ -279,6 +302,14 @@ struct CiTonemap
   float *map_lut;
   CiTmMapRange range;
   uint32_t *hist;
+  /* the row loops: one slice on the caller's thread, or tm->run's slices
+   * (at most max_slices), each with its own histogram and range, added or
+   * compared in slice order afterwards */
+  CiTmRunner run;
+  void *run_data;
+  unsigned max_slices;
+  uint32_t *slice_hist;         /* max_slices x bins */
+  float *slice_lo, *slice_hi;
 };
 
 CiTonemap *
@@ -287,13 +318,15 @@ ci_tonemap_new (const CiTmConfig * cfg)
   CiTonemap *tm = calloc (1, sizeof *tm);
   if (!tm)
     return NULL;
+  tm->p.bins = cfg->bins;        /* for the slices' histograms */
   ci_tm_state_init (&tm->st, cfg->bins);
   if (tm->st.s) {
     tm->map_lut = calloc ((size_t) (cfg->bins > CI_TM_CURVE_N ?
             cfg->bins : CI_TM_CURVE_N), sizeof (float));
     tm->hist = calloc ((size_t) cfg->bins, sizeof (uint32_t));
   }
-  if (!tm->st.s || !tm->map_lut || !tm->hist) {
+  if (!tm->st.s || !tm->map_lut || !tm->hist
+      || ci_tonemap_set_runner (tm, NULL, NULL, 1) != 0) {
     ci_tonemap_free (tm);
     return NULL;
   }
@@ -312,7 +345,42 @@ ci_tonemap_free (CiTonemap * tm)
   ci_tm_state_clear (&tm->st);
   free (tm->map_lut);
   free (tm->hist);
+  free (tm->slice_hist);
+  free (tm->slice_lo);
+  free (tm->slice_hi);
   free (tm);
+}
+
+int
+ci_tonemap_set_runner (CiTonemap * tm, CiTmRunner run, void *data,
+    unsigned max_slices)
+{
+  if (max_slices < 1)
+    max_slices = 1;
+  if (!run)
+    max_slices = 1;
+  if (max_slices != tm->max_slices) {
+    uint32_t *h = calloc ((size_t) max_slices * (size_t) tm->p.bins,
+        sizeof (uint32_t));
+    float *lo = calloc (max_slices, sizeof (float));
+    float *hi = calloc (max_slices, sizeof (float));
+    if (!h || !lo || !hi) {
+      free (h);
+      free (lo);
+      free (hi);
+      return -1;
+    }
+    free (tm->slice_hist);
+    free (tm->slice_lo);
+    free (tm->slice_hi);
+    tm->slice_hist = h;
+    tm->slice_lo = lo;
+    tm->slice_hi = hi;
+    tm->max_slices = max_slices;
+  }
+  tm->run = run;
+  tm->run_data = data;
+  return 0;
 }
 
 const CiTmConfig *
@@ -349,6 +417,88 @@ ci_tonemap_reset (CiTonemap * tm)
   tm->range.valid = 0;
 }
 
+enum { PASS_MINMAX, PASS_HISTOGRAM, PASS_MAP };
+
+typedef struct
+{
+  CiTonemap *tm;
+  const CiTmInPlanes *in;
+  const CiTmOutPlanes *out;
+  int pass;
+  float lmin, scale;            /* PASS_HISTOGRAM */
+} Slices;
+
+/* one slice of a pass: rows [y0, y1), y0 even */
+static void
+slice_rows (void *user, unsigned slice, int y0, int y1)
+{
+  const Slices *j = user;
+  CiTonemap *tm = j->tm;
+  const CiTmParams *p = &tm->p;
+  const int w = p->width, h = p->height, bins = p->bins;
+  uint32_t *hist = tm->slice_hist + (size_t) slice * (size_t) bins;
+  float *lo = tm->slice_lo + slice, *hi = tm->slice_hi + slice;
+
+  if (j->pass == PASS_MINMAX) {
+    minmax_rows (p, tm->eotf, j->in, y0, y1, lo, hi);
+    return;
+  }
+  if (j->pass == PASS_HISTOGRAM) {
+    histogram_rows (p, tm->eotf, j->in, j->lmin, j->scale, y0, y1, hist);
+    return;
+  }
+  /* map (and, in video mode, collect this frame's statistics) */
+  memset (hist, 0, (size_t) bins * sizeof (uint32_t));
+  float fmin = INFINITY, fmax = -INFINITY;
+  for (int y = y0; y < y1; y += 2)
+    for (int x = 0; x < w; x += 2) {
+      float rgb[4][3], ylum[4], l[4], a[4];
+      int bin[4];
+      ci_tm_load_quad (p, tm->eotf, j->in, x, y, rgb, ylum, l, a);
+      for (int i = 0; i < 4; i++) {
+        bin[i] = ci_tm_bin (l[i], tm->range.lmin, tm->range.scale, bins);
+        if (x + (i & 1) < w && y + (i >> 1) < h) {
+          hist[bin[i]]++;
+          fmin = l[i] < fmin ? l[i] : fmin;
+          fmax = l[i] > fmax ? l[i] : fmax;
+        }
+      }
+      ci_tm_map_quad (p, tm->eotf, tm->oetf, tm->oetf8, tm->map_lut, j->out,
+          x, y, rgb, ylum, bin, a);
+    }
+  *lo = fmin;
+  *hi = fmax;
+}
+
+/* Runs a pass over the frame's rows in slices, then puts their results
+ * together in slice order: the histogram's sum, and the range as one scan
+ * in row order would find it (ties keep the earlier value). */
+static void
+run_pass (CiTonemap * tm, Slices * j, float *mn, float *mx)
+{
+  const int h = tm->p.height, bins = tm->p.bins;
+  unsigned n = 1;
+  if (tm->run)
+    n = tm->run (tm->run_data, tm->max_slices, h, 2, slice_rows, j);
+  else
+    slice_rows (j, 0, 0, h);
+  if (j->pass == PASS_MINMAX || j->pass == PASS_MAP) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (unsigned s = 0; s < n; s++) {
+      lo = tm->slice_lo[s] < lo ? tm->slice_lo[s] : lo;
+      hi = tm->slice_hi[s] > hi ? tm->slice_hi[s] : hi;
+    }
+    *mn = lo;
+    *mx = hi;
+  }
+  if (j->pass == PASS_HISTOGRAM || j->pass == PASS_MAP) {
+    memcpy (tm->hist, tm->slice_hist, (size_t) bins * sizeof (uint32_t));
+    for (unsigned s = 1; s < n; s++)
+      for (int b = 0; b < bins; b++)
+        tm->hist[b] += tm->slice_hist[(size_t) s * (size_t) bins + b];
+  }
+}
+
 void
 ci_tonemap_process (CiTonemap * tm, const CiTmInPlanes * in,
     const CiTmOutPlanes * out)
@@ -359,36 +509,21 @@ ci_tonemap_process (CiTonemap * tm, const CiTmInPlanes * in,
   int still = tm->cfg.smoothing == 0 || !tm->range.valid;
   uint64_t thr = ci_tm_cut_threshold (tm->cfg.scene_threshold);
   float fmin, fmax;
+  Slices j = { tm, in, out, PASS_MINMAX, 0.0f, 0.0f };
 
   if (still) {
-    ci_tm_ref_minmax (p, tm->eotf, in, &fmin, &fmax);
-    ci_tm_ref_histogram (p, tm->eotf, in, fmin, ci_tm_range_scale (fmin,
-            fmax, bins), tm->hist);
+    run_pass (tm, &j, &fmin, &fmax);
+    j.pass = PASS_HISTOGRAM;
+    j.lmin = fmin;
+    j.scale = ci_tm_range_scale (fmin, fmax, bins);
+    run_pass (tm, &j, NULL, NULL);
     ci_tm_state_update (&tm->st, tm->hist, total, fmin, fmax,
         tm->cfg.smoothing, thr, 1);
     ci_tm_build_map (&tm->st, &tm->cfg, tm->map_lut, &tm->range);
   }
 
-  /* map (and, in video mode, collect this frame's statistics) */
-  memset (tm->hist, 0, (size_t) bins * sizeof (uint32_t));
-  fmin = INFINITY;
-  fmax = -INFINITY;
-  for (int y = 0; y < h; y += 2)
-    for (int x = 0; x < w; x += 2) {
-      float rgb[4][3], ylum[4], l[4], a[4];
-      int bin[4];
-      ci_tm_load_quad (p, tm->eotf, in, x, y, rgb, ylum, l, a);
-      for (int i = 0; i < 4; i++) {
-        bin[i] = ci_tm_bin (l[i], tm->range.lmin, tm->range.scale, bins);
-        if (x + (i & 1) < w && y + (i >> 1) < h) {
-          tm->hist[bin[i]]++;
-          fmin = l[i] < fmin ? l[i] : fmin;
-          fmax = l[i] > fmax ? l[i] : fmax;
-        }
-      }
-      ci_tm_map_quad (p, tm->eotf, tm->oetf, tm->oetf8, tm->map_lut, out, x, y,
-          rgb, ylum, bin, a);
-    }
+  j.pass = PASS_MAP;
+  run_pass (tm, &j, &fmin, &fmax);
 
   if (!still) {
     ci_tm_state_update (&tm->st, tm->hist, total, fmin, fmax,
