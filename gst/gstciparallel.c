@@ -57,6 +57,15 @@ gst_ci_parallel_threads (guint n_threads)
   return n_threads ? n_threads : MAX (1, g_get_num_processors ());
 }
 
+guint
+gst_ci_parallel_slices (guint threads, gsize bytes)
+{
+  const gchar *e = g_getenv ("CI_MIN_SLICE_BYTES");
+  const gsize min = e && *e ? MAX (g_ascii_strtoull (e, NULL, 10), 1) :
+      256 * 1024;
+  return (guint) MIN (threads, MAX (1, bytes / min));
+}
+
 static void
 run_task (gpointer data, gpointer user_data)
 {

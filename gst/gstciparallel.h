@@ -19,6 +19,11 @@ void gst_ci_parallel_free (GstCiParallel * par);
  * processor. */
 guint gst_ci_parallel_threads (guint n_threads);
 
+/* How many slices a frame of @bytes takes on @threads threads: one per
+ * 256 KiB at least (below, another thread costs more than it saves);
+ * CI_MIN_SLICE_BYTES=N sets that size, for tests. */
+guint gst_ci_parallel_slices (guint threads, gsize bytes);
+
 /* Splits rows [0, @n) into at most @max_slices contiguous slices whose
  * inner bounds are multiples of @align, calls @func on each (the calling
  * thread takes slice 0, pool threads the others) and returns the number

@@ -85,10 +85,6 @@ plane_rows (gpointer user, guint slice, gint first, gint end)
     g_atomic_int_set (&j->err, 1);
 }
 
-/* input bytes per slice below which another thread costs more than it
- * saves */
-#define MIN_SLICE_BYTES (256 * 1024)
-
 static GstFlowReturn
 gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in, GstVideoFrame * out)
@@ -110,7 +106,7 @@ gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     j.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     const gsize bytes = (gsize) sp->width * sp->height * sp->channels *
         sp->bytes_per_sample;
-    const guint slices = MIN (threads, MAX (1, bytes / MIN_SLICE_BYTES));
+    const guint slices = gst_ci_parallel_slices (threads, bytes);
     gst_ci_parallel_run (self->par, slices, dp->height, 1, plane_rows, &j);
     if (j.err) {
       GST_ELEMENT_ERROR (filter, STREAM, FORMAT, (NULL),

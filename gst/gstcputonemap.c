@@ -174,10 +174,6 @@ run_slices (void *data, unsigned max_slices, int n, int align, CiTmSliceFn fn,
   return gst_ci_parallel_run (data, max_slices, n, align, fn, user);
 }
 
-/* input bytes per slice below which another thread costs more than it
- * saves */
-#define MIN_SLICE_BYTES (256 * 1024)
-
 /* the slices for this frame, from n-threads and the frame's size */
 static gboolean
 update_runner (GstCpuTonemap * self, const GstVideoInfo * in_info)
@@ -185,8 +181,8 @@ update_runner (GstCpuTonemap * self, const GstVideoInfo * in_info)
   GST_OBJECT_LOCK (self);
   const guint threads = gst_ci_parallel_threads (self->n_threads);
   GST_OBJECT_UNLOCK (self);
-  const guint slices = MIN (threads, MAX (1,
-          GST_VIDEO_INFO_SIZE (in_info) / MIN_SLICE_BYTES));
+  const guint slices = gst_ci_parallel_slices (threads,
+      GST_VIDEO_INFO_SIZE (in_info));
   if (slices == self->slices)
     return TRUE;
   if (ci_tonemap_set_runner (self->tm, slices > 1 ? run_slices : NULL,

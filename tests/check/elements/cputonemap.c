@@ -4,13 +4,14 @@
 #define TOLERANCE 0
 #include "tonemap-checks.h"
 
-/* n-threads: frames large enough to be split (256 KiB of input per slice),
- * odd sizes, video (statistics carried over) and still frames (their own
- * range and histogram first): the reference's bytes, one thread, for any
- * number of threads */
+/* n-threads, with every frame split (CI_MIN_SLICE_BYTES=1: a slice per
+ * thread), odd sizes, video (statistics carried over) and still frames
+ * (their own range and histogram first): the reference's bytes, one
+ * thread, for any number of threads */
 GST_START_TEST (test_threads)
 {
   const guint n[] = { 1, 3, 7, 0 };
+  g_setenv ("CI_MIN_SLICE_BYTES", "1", TRUE);
   const struct
   {
     const gchar *ifmt, *ofmt;
@@ -18,8 +19,8 @@ GST_START_TEST (test_threads)
     CiTmOutFormat to;
     gint w, h;
   } c[] = {
-    {"P010_10LE", "BGRx", CI_TM_IN_P010, CI_TM_OUT_BGRX, 1023, 599},
-    {"RGBA64_LE", "NV12", CI_TM_IN_RGBA64, CI_TM_OUT_NV12, 641, 363},
+    {"P010_10LE", "BGRx", CI_TM_IN_P010, CI_TM_OUT_BGRX, 123, 59},
+    {"RGBA64_LE", "NV12", CI_TM_IN_RGBA64, CI_TM_OUT_NV12, 97, 35},
   };
   for (guint k = 0; k < G_N_ELEMENTS (c); k++)
     for (guint smoothing = 0; smoothing <= 4; smoothing += 4)
@@ -50,6 +51,7 @@ GST_START_TEST (test_threads)
         g_free (oc);
         gst_harness_teardown (h);
       }
+  g_unsetenv ("CI_MIN_SLICE_BYTES");
 }
 GST_END_TEST;
 
