@@ -30,17 +30,22 @@
 #include "gstcivideo.h"
 #include "gstsgmcommon.h"
 #include "gstcicontrol.h"
+#include "gstciparallel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_sgm_debug);
 #define GST_CAT_DEFAULT gst_cpu_sgm_debug
 
 #define PROP_FIRST 1
+/* above the shared properties' ids (from PROP_FIRST) */
+#define PROP_N_THREADS 1000
 
 struct _GstCpuSgm
 {
   GstVideoFilter parent;
   GstSgmSettings settings;
   GstSgmGeometry geom;
+  guint n_threads;              /* the property; under the object lock */
+  GstCiParallel *par;
 };
 
 G_DEFINE_TYPE (GstCpuSgm, gst_cpu_sgm, GST_TYPE_VIDEO_FILTER);
@@ -51,6 +56,12 @@ static void
 gst_cpu_sgm_set_property (GObject * obj, guint id, const GValue * v,
     GParamSpec * pspec)
 {
+  if (id == PROP_N_THREADS) {
+    GST_OBJECT_LOCK (obj);
+    GST_CPU_SGM (obj)->n_threads = g_value_get_uint (v);
+    GST_OBJECT_UNLOCK (obj);
+    return;
+  }
   if (!gst_sgm_set_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
           v))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);
@@ -60,6 +71,12 @@ static void
 gst_cpu_sgm_get_property (GObject * obj, guint id, GValue * v,
     GParamSpec * pspec)
 {
+  if (id == PROP_N_THREADS) {
+    GST_OBJECT_LOCK (obj);
+    g_value_set_uint (v, GST_CPU_SGM (obj)->n_threads);
+    GST_OBJECT_UNLOCK (obj);
+    return;
+  }
   if (!gst_sgm_get_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
           v))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);
@@ -88,11 +105,28 @@ gst_cpu_sgm_set_info (GstVideoFilter * filter, GstCaps * incaps,
       &self->settings, incaps, in_info, outcaps, out_info, &self->geom);
 }
 
+static unsigned
+run_slices (void *data, unsigned max_slices, int n, int align, SgmSliceFn fn,
+    void *user)
+{
+  return gst_ci_parallel_run (data, max_slices, n, align, fn, user);
+}
+
+static void
+gst_cpu_sgm_finalize (GObject * object)
+{
+  gst_ci_parallel_free (GST_CPU_SGM (object)->par);
+  G_OBJECT_CLASS (gst_cpu_sgm_parent_class)->finalize (object);
+}
+
 static GstFlowReturn
 gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
 {
   GstCpuSgm *self = GST_CPU_SGM (filter);
+  GST_OBJECT_LOCK (self);
+  const guint threads = gst_ci_parallel_threads (self->n_threads);
+  GST_OBJECT_UNLOCK (self);
   const GstSgmGeometry *g = &self->geom;
   SgmParams p;
   gst_sgm_params (G_OBJECT (self), &self->settings, g, &p);
@@ -101,8 +135,11 @@ gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   int16_t *disp = g_try_malloc ((gsize) p.width * p.height * sizeof *disp);
   const guint8 *left, *right;
   gst_sgm_views (g, GST_VIDEO_FRAME_PLANE_DATA (in, 0), stride, &left, &right);
-  if (!disp || sgm_ref_compute (&p, left, stride, right, stride, g->luma,
-          disp) != 0) {
+  /* the slices' size: the cost volume's bytes */
+  const guint slices = gst_ci_parallel_slices (threads,
+      (gsize) p.width * p.height * p.num_disp);
+  if (!disp || sgm_ref_compute_mt (&p, left, stride, right, stride, g->luma,
+          disp, run_slices, self->par, slices) != 0) {
     g_free (disp);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("SGM failed on a %dx%d view with %d disparities (out of memory?)",
@@ -130,7 +167,9 @@ gst_cpu_sgm_class_init (GstCpuSgmClass * klass)
 
   gobject_class->set_property = gst_cpu_sgm_set_property;
   gobject_class->get_property = gst_cpu_sgm_get_property;
+  gobject_class->finalize = gst_cpu_sgm_finalize;
   gst_sgm_install_properties (gobject_class, PROP_FIRST);
+  gst_ci_install_n_threads (gobject_class, PROP_N_THREADS);
 
   caps = gst_caps_from_string (GST_SGM_SINK_CAPS);
   gst_element_class_add_pad_template (element_class,
@@ -169,4 +208,5 @@ static void
 gst_cpu_sgm_init (GstCpuSgm * self)
 {
   gst_sgm_settings_init (&self->settings);
+  self->par = gst_ci_parallel_new ();
 }

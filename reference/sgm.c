@@ -18,6 +18,7 @@
 #pragma GCC optimize ("O3")
 
 #include "sgm.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,14 +128,15 @@ sgm_ref_census (const uint8_t * img, size_t stride, SgmLuma luma,
 #define SGM_POPCNT_CLONES
 #endif
 
-SGM_POPCNT_CLONES void
-sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
-    const SgmParams * p, uint8_t * cost)
+/* rows [y0, y1) of sgm_ref_cost_volume */
+static SGM_POPCNT_CLONES void
+cost_rows (const uint64_t * cl, const uint64_t * cr, const SgmParams * p,
+    uint8_t * cost, int y0, int y1)
 {
   /* locals: stores through the uint8_t cost pointer could alias *p */
-  const int W = p->width, H = p->height, D = p->num_disp, mind = p->min_disp;
+  const int W = p->width, D = p->num_disp, mind = p->min_disp;
   const uint8_t cmax = (uint8_t) sgm_census_bits (p->census);
-  for (int y = 0; y < H; y++) {
+  for (int y = y0; y < y1; y++) {
     const uint64_t *cr_row = cr + (size_t) y * W;
     for (int x = 0; x < W; x++) {
       const uint64_t l = cl[(size_t) y * W + x];
@@ -151,6 +153,13 @@ sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
         c[d] = cmax;
     }
   }
+}
+
+void
+sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
+    const SgmParams * p, uint8_t * cost)
+{
+  cost_rows (cl, cr, p, cost, 0, p->height);
 }
 
 /* ---- path aggregation ----
@@ -178,6 +187,41 @@ sgm_ref_cost_volume (const uint64_t * cl, const uint64_t * cr,
 
 /* The most paths one sweep handles. */
 #define SGM_SWEEP_MAX 4
+
+/* Two sweeps that add into one sum at once (sgm_ref_compute_mt): whichever
+ * comes to a row first sets it, the other adds to it once it is set. The
+ * sums are uint16 mod 2^16, so the order does not change them. */
+typedef struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t set;
+  unsigned char *state;         /* per row: 0 not yet, 1 being set, 2 set */
+} SgmGate;
+
+/* 1: set row y; 0: add to it (it is set) */
+static int
+gate_enter (SgmGate * g, int y)
+{
+  pthread_mutex_lock (&g->lock);
+  while (g->state[y] == 1)
+    pthread_cond_wait (&g->set, &g->lock);
+  const int first = g->state[y] == 0;
+  if (first)
+    g->state[y] = 1;
+  pthread_mutex_unlock (&g->lock);
+  return first;
+}
+
+static void
+gate_leave (SgmGate * g, int y, int first)
+{
+  if (!first)
+    return;
+  pthread_mutex_lock (&g->lock);
+  g->state[y] = 2;
+  pthread_cond_broadcast (&g->set);
+  pthread_mutex_unlock (&g->lock);
+}
 
 /* prev[-1] and prev[D] hold this: + p1 it never beats prev_min + p2, and the
  * sum stays in int16. */
@@ -224,11 +268,12 @@ sweep_pixel (const uint8_t * restrict c, const int16_t * const *prev,
  * sweep must agree: no dy > 0 with dy < 0, and the dx of every dy == 0 path
  * the same sign (the previous pixel of a dy == 0 path is in the row being
  * computed; for the others it is in the previous row, already complete).
- * acc = (accumulate ? acc : 0) + the sum of the paths.  @D is p->num_disp
- * (a constant in some copies, see aggregate_sweep). */
+ * acc = (accumulate ? acc : 0) + the sum of the paths; with @gate, a row
+ * is set or added to as the gate says.  @D is p->num_disp (a constant in
+ * some copies, see aggregate_sweep). */
 SGM_INLINE int
 sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
-    const int n, uint16_t * acc, int accumulate, const int D)
+    const int n, uint16_t * acc, int accumulate, SgmGate * gate, const int D)
 {
   const int W = p->width, H = p->height;
   const int16_t p1 = (int16_t) p->p1;
@@ -265,6 +310,7 @@ sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
   for (int i = 0; i < H; i++) {
     const int y = up ? H - 1 - i : i;
     const int cur = i & 1, prv = cur ^ 1;       /* which of the two rows */
+    const int set = gate ? gate_enter (gate, y) : !accumulate;
     /* per path: pixel x's L goes to lrow + x * ps, its minimum to lmin[x];
      * its previous pixel's are at prow + x * ps and pmin[x] */
     const int16_t *prow[SGM_SWEEP_MAX], *pmin[SGM_SWEEP_MAX];
@@ -286,7 +332,7 @@ sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
         prev_min[k] = pmin[k][x];
         out[k] = lrow[k] + x * ps;
       }
-      if (accumulate)
+      if (!set)
         sweep_pixel (cost + pix * D, prev, prev_min, out, mn, acc + pix * D,
             D, p1, p2, n, 0);
       else
@@ -295,6 +341,8 @@ sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
       for (int k = 0; k < n; k++)
         lmin[k][x] = mn[k];
     }
+    if (gate)
+      gate_leave (gate, y, set);
   }
   free (rows);
   free (mins);
@@ -306,27 +354,27 @@ sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
  * no remainder code (it matters most for small D). */
 static int
 aggregate_sweep (const uint8_t * cost, const SgmParams * p, const int *dirs,
-    int n, uint16_t * acc, int accumulate)
+    int n, uint16_t * acc, int accumulate, SgmGate * gate)
 {
   const int D = p->num_disp;
   if (n == 4) {
     switch (D) {
       case 16:
-        return sweep (cost, p, dirs, 4, acc, accumulate, 16);
+        return sweep (cost, p, dirs, 4, acc, accumulate, gate, 16);
       case 32:
-        return sweep (cost, p, dirs, 4, acc, accumulate, 32);
+        return sweep (cost, p, dirs, 4, acc, accumulate, gate, 32);
       case 64:
-        return sweep (cost, p, dirs, 4, acc, accumulate, 64);
+        return sweep (cost, p, dirs, 4, acc, accumulate, gate, 64);
       case 128:
-        return sweep (cost, p, dirs, 4, acc, accumulate, 128);
+        return sweep (cost, p, dirs, 4, acc, accumulate, gate, 128);
       default:
-        return sweep (cost, p, dirs, 4, acc, accumulate, D);
+        return sweep (cost, p, dirs, 4, acc, accumulate, gate, D);
     }
   }
   if (n == 2)
-    return sweep (cost, p, dirs, 2, acc, accumulate, D);
+    return sweep (cost, p, dirs, 2, acc, accumulate, gate, D);
   if (n == 1)
-    return sweep (cost, p, dirs, 1, acc, accumulate, D);
+    return sweep (cost, p, dirs, 1, acc, accumulate, gate, D);
   return -1;
 }
 
@@ -338,9 +386,19 @@ sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
   if (!cost)
     return -1;
   sgm_ref_cost_volume (cl, cr, p, cost);
-  int ret = aggregate_sweep (cost, p, &dir, 1, acc, accumulate);
+  int ret = aggregate_sweep (cost, p, &dir, 1, acc, accumulate, NULL);
   free (cost);
   return ret;
+}
+
+/* the paths of sweep @up (0: down, left to right; 1: up, right to left),
+ * each with half the paths */
+static const int *
+sweep_dirs (const SgmParams * p, int up)
+{
+  static const int down8[] = { 0, 2, 4, 5 }, up8[] = { 1, 3, 6, 7 };
+  static const int down4[] = { 0, 2 }, up4[] = { 1, 3 };
+  return p->paths == 8 ? (up ? up8 : down8) : (up ? up4 : down4);
 }
 
 int
@@ -349,27 +407,26 @@ sgm_ref_aggregate (const uint64_t * cl, const uint64_t * cr,
 {
   /* the costs once, then two sweeps: down (left to right) and up (right to
    * left), each with half the paths; S is the same sum in another order */
-  static const int down8[] = { 0, 2, 4, 5 }, up8[] = { 1, 3, 6, 7 };
-  static const int down4[] = { 0, 2 }, up4[] = { 1, 3 };
   const int n = p->paths == 8 ? 4 : 2;
   uint8_t *cost = malloc ((size_t) p->width * p->height * p->num_disp);
   if (!cost)
     return -1;
   sgm_ref_cost_volume (cl, cr, p, cost);
-  int ret = aggregate_sweep (cost, p, p->paths == 8 ? down8 : down4, n, sum, 0);
+  int ret = aggregate_sweep (cost, p, sweep_dirs (p, 0), n, sum, 0, NULL);
   if (ret == 0)
-    ret = aggregate_sweep (cost, p, p->paths == 8 ? up8 : up4, n, sum, 1);
+    ret = aggregate_sweep (cost, p, sweep_dirs (p, 1), n, sum, 1, NULL);
   free (cost);
   return ret;
 }
 
-void
-sgm_ref_wta_left (const uint16_t * sum, const SgmParams * p,
-    int16_t * disp, int16_t * dint)
+/* rows [y0, y1) of sgm_ref_wta_left */
+static void
+wta_left_rows (const uint16_t * sum, const SgmParams * p, int16_t * disp,
+    int16_t * dint, int y0, int y1)
 {
   const int D = p->num_disp;
-  const size_t n = (size_t) p->width * p->height;
-  for (size_t i = 0; i < n; i++) {
+  const size_t i1 = (size_t) p->width * y1;
+  for (size_t i = (size_t) p->width * y0; i < i1; i++) {
     const uint16_t *s = sum + i * D;
     /* the minimum, then its first index; uint16 minima vectorise */
     uint16_t mv = 0xffff;
@@ -396,11 +453,19 @@ sgm_ref_wta_left (const uint16_t * sum, const SgmParams * p,
 }
 
 void
-sgm_ref_wta_right (const uint16_t * sum, const SgmParams * p,
-    int16_t * dright)
+sgm_ref_wta_left (const uint16_t * sum, const SgmParams * p,
+    int16_t * disp, int16_t * dint)
+{
+  wta_left_rows (sum, p, disp, dint, 0, p->height);
+}
+
+/* rows [y0, y1) of sgm_ref_wta_right */
+static void
+wta_right_rows (const uint16_t * sum, const SgmParams * p, int16_t * dright,
+    int y0, int y1)
 {
   const int W = p->width, D = p->num_disp;
-  for (int y = 0; y < p->height; y++) {
+  for (int y = y0; y < y1; y++) {
     for (int xr = 0; xr < W; xr++) {
       int best = -1, bestv = 0;
       for (int d = 0; d < D; d++) {
@@ -419,13 +484,21 @@ sgm_ref_wta_right (const uint16_t * sum, const SgmParams * p,
 }
 
 void
-sgm_ref_lr_check (int16_t * disp, const int16_t * dint,
-    const int16_t * dright, const SgmParams * p)
+sgm_ref_wta_right (const uint16_t * sum, const SgmParams * p,
+    int16_t * dright)
+{
+  wta_right_rows (sum, p, dright, 0, p->height);
+}
+
+/* rows [y0, y1) of sgm_ref_lr_check */
+static void
+lr_rows (int16_t * disp, const int16_t * dint, const int16_t * dright,
+    const SgmParams * p, int y0, int y1)
 {
   const int W = p->width;
   if (p->lr_max_diff < 0)
     return;
-  for (int y = 0; y < p->height; y++) {
+  for (int y = y0; y < y1; y++) {
     for (int x = 0; x < W; x++) {
       size_t i = (size_t) y * W + x;
       if (disp[i] == SGM_INVALID)
@@ -437,6 +510,13 @@ sgm_ref_lr_check (int16_t * disp, const int16_t * dint,
         disp[i] = SGM_INVALID;
     }
   }
+}
+
+void
+sgm_ref_lr_check (int16_t * disp, const int16_t * dint,
+    const int16_t * dright, const SgmParams * p)
+{
+  lr_rows (disp, dint, dright, p, 0, p->height);
 }
 
 /* Sort a pair: *a gets the smaller value. */
@@ -479,15 +559,17 @@ median9_network (int16_t a0, int16_t a1, int16_t a2, int16_t a3, int16_t a4,
   return v[4];
 }
 
-void
-sgm_ref_median (const int16_t * in, int16_t * out, int width, int height)
+/* rows [y0, y1) of sgm_ref_median */
+static void
+median_rows (const int16_t * in, int16_t * out, int width, int height,
+    int y0, int y1)
 {
   /* each row with its edge pixels repeated (x = -1 and x = width) */
   int16_t *pad = malloc (3 * (size_t) (width + 2) * sizeof *pad);
   if (!pad) {
     /* no memory: one pixel at a time with sgm_median9 */
     int16_t v[9];
-    for (int y = 0; y < height; y++)
+    for (int y = y0; y < y1; y++)
       for (int x = 0; x < width; x++) {
         int k = 0;
         for (int dy = -1; dy <= 1; dy++)
@@ -498,7 +580,7 @@ sgm_ref_median (const int16_t * in, int16_t * out, int width, int height)
       }
     return;
   }
-  for (int y = 0; y < height; y++) {
+  for (int y = y0; y < y1; y++) {
     int16_t *r[3];
     for (int k = 0; k < 3; k++) {
       const int16_t *src = in +
@@ -518,6 +600,12 @@ sgm_ref_median (const int16_t * in, int16_t * out, int width, int height)
 }
 
 void
+sgm_ref_median (const int16_t * in, int16_t * out, int width, int height)
+{
+  median_rows (in, out, width, height, 0, height);
+}
+
+void
 sgm_ref_convert (const int16_t * disp, int width, int height,
     uint8_t * out, size_t pitch, SgmOutFormat fmt, const SgmParams * p)
 {
@@ -528,40 +616,129 @@ sgm_ref_convert (const int16_t * disp, int width, int height,
           p->num_disp, out + (size_t) y * pitch + (size_t) x * bpp);
 }
 
+enum
+{ STAGE_CENSUS, STAGE_COST, STAGE_SWEEPS, STAGE_WTA, STAGE_MEDIAN };
+
+typedef struct
+{
+  const SgmParams *p;
+  const uint8_t *view[2];
+  size_t stride[2];
+  SgmLuma luma;
+  uint64_t *census[2];
+  uint8_t *cost;
+  uint16_t *sum;
+  int16_t *disp, *dint, *dr, *tmp;
+  SgmGate *gate;
+  int stage, failed;
+} SgmJob;
+
+/* Items [first, end) of the job's stage: views, sweeps (0 down, 1 up) or
+ * rows. */
+static void
+job_slice (void *user, unsigned slice, int first, int end)
+{
+  SgmJob *j = user;
+  const SgmParams *p = j->p;
+  (void) slice;
+  switch (j->stage) {
+    case STAGE_CENSUS:
+      for (int i = first; i < end; i++)
+        sgm_ref_census (j->view[i], j->stride[i], j->luma, p->width,
+            p->height, p->census, j->census[i]);
+      break;
+    case STAGE_COST:
+      cost_rows (j->census[0], j->census[1], p, j->cost, first, end);
+      break;
+    case STAGE_SWEEPS:
+      /* both in one slice: one after the other, the second adding */
+      for (int i = first; i < end; i++)
+        if (aggregate_sweep (j->cost, p, sweep_dirs (p, i), p->paths == 8 ?
+                4 : 2, j->sum, i, end - first == 2 ? NULL : j->gate) != 0)
+          __atomic_store_n (&j->failed, 1, __ATOMIC_RELAXED);
+      break;
+    case STAGE_WTA:{
+      int16_t *d = p->median ? j->tmp : j->disp;
+      wta_left_rows (j->sum, p, d, j->dint, first, end);
+      if (p->lr_max_diff >= 0) {
+        wta_right_rows (j->sum, p, j->dr, first, end);
+        lr_rows (d, j->dint, j->dr, p, first, end);
+      }
+      break;
+    }
+    case STAGE_MEDIAN:
+      median_rows (j->tmp, j->disp, p->width, p->height, first, end);
+      break;
+  }
+}
+
+static void
+run_stage (SgmJob * j, int stage, int n, SgmRunner run, void *data,
+    unsigned max_slices)
+{
+  j->stage = stage;
+  if (run && max_slices > 1)
+    run (data, max_slices, n, 1, job_slice, j);
+  else
+    job_slice (j, 0, 0, n);
+}
+
+int
+sgm_ref_compute_mt (const SgmParams * p,
+    const uint8_t * left, size_t left_stride,
+    const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp,
+    SgmRunner run, void *data, unsigned max_slices)
+{
+  if (sgm_params_valid (p) < 0)
+    return -1;
+  const size_t n = (size_t) p->width * p->height;
+  const int H = p->height;
+  int ret = -1;
+  SgmGate gate;
+  SgmJob j = { p, {left, right}, {left_stride, right_stride}, luma };
+  j.census[0] = malloc (n * sizeof (uint64_t));
+  j.census[1] = malloc (n * sizeof (uint64_t));
+  j.cost = malloc (n * p->num_disp);
+  j.sum = malloc (n * p->num_disp * sizeof *j.sum);
+  j.dint = malloc (n * sizeof *j.dint);
+  j.dr = malloc (n * sizeof *j.dr);
+  j.tmp = malloc (n * sizeof *j.tmp);
+  j.disp = disp;
+  gate.state = calloc ((size_t) H, 1);
+  pthread_mutex_init (&gate.lock, NULL);
+  pthread_cond_init (&gate.set, NULL);
+  j.gate = &gate;
+  if (!j.census[0] || !j.census[1] || !j.cost || !j.sum || !j.dint || !j.dr
+      || !j.tmp || !gate.state)
+    goto done;
+  run_stage (&j, STAGE_CENSUS, 2, run, data, max_slices);
+  run_stage (&j, STAGE_COST, H, run, data, max_slices);
+  run_stage (&j, STAGE_SWEEPS, 2, run, data, max_slices);
+  if (j.failed)
+    goto done;
+  run_stage (&j, STAGE_WTA, H, run, data, max_slices);
+  if (p->median)
+    run_stage (&j, STAGE_MEDIAN, H, run, data, max_slices);
+  ret = 0;
+done:
+  free (j.census[0]);
+  free (j.census[1]);
+  free (j.cost);
+  free (j.sum);
+  free (j.dint);
+  free (j.dr);
+  free (j.tmp);
+  free (gate.state);
+  pthread_mutex_destroy (&gate.lock);
+  pthread_cond_destroy (&gate.set);
+  return ret;
+}
+
 int
 sgm_ref_compute (const SgmParams * p,
     const uint8_t * left, size_t left_stride,
     const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp)
 {
-  if (sgm_params_valid (p) < 0)
-    return -1;
-  const size_t n = (size_t) p->width * p->height;
-  int ret = -1;
-  uint64_t *cl = malloc (n * sizeof *cl), *cr = malloc (n * sizeof *cr);
-  uint16_t *sum = malloc (n * p->num_disp * sizeof *sum);
-  int16_t *dint = malloc (n * sizeof *dint), *dr = malloc (n * sizeof *dr);
-  int16_t *tmp = malloc (n * sizeof *tmp);
-  if (!cl || !cr || !sum || !dint || !dr || !tmp)
-    goto done;
-  sgm_ref_census (left, left_stride, luma, p->width, p->height, p->census, cl);
-  sgm_ref_census (right, right_stride, luma, p->width, p->height, p->census,
-      cr);
-  if (sgm_ref_aggregate (cl, cr, p, sum) < 0)
-    goto done;
-  sgm_ref_wta_left (sum, p, p->median ? tmp : disp, dint);
-  if (p->lr_max_diff >= 0) {
-    sgm_ref_wta_right (sum, p, dr);
-    sgm_ref_lr_check (p->median ? tmp : disp, dint, dr, p);
-  }
-  if (p->median)
-    sgm_ref_median (tmp, disp, p->width, p->height);
-  ret = 0;
-done:
-  free (cl);
-  free (cr);
-  free (sum);
-  free (dint);
-  free (dr);
-  free (tmp);
-  return ret;
+  return sgm_ref_compute_mt (p, left, left_stride, right, right_stride, luma,
+      disp, NULL, NULL, 1);
 }

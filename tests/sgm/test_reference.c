@@ -4,6 +4,7 @@
  * check and median.  Odd sizes, negative and positive min-disparity.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,10 +291,96 @@ check_conversion (void)
   }
 }
 
+/* A runner of plain threads, one per slice (the element's is a GLib pool):
+ * the contiguous slices of [0, n) with inner bounds on multiples of align */
+typedef struct
+{
+  SgmSliceFn fn;
+  void *user;
+  unsigned slice;
+  int first, end;
+} Slice;
+
+static void *
+slice_main (void *arg)
+{
+  Slice *s = arg;
+  s->fn (s->user, s->slice, s->first, s->end);
+  return NULL;
+}
+
+static unsigned
+thread_runner (void *data, unsigned max_slices, int n, int align,
+    SgmSliceFn fn, void *user)
+{
+  (void) data;
+  const int units = (n + align - 1) / align;
+  const unsigned k = max_slices < (unsigned) units ? max_slices : (unsigned) units;
+  Slice sl[16];
+  pthread_t t[16];
+  for (unsigned i = 0; i < k; i++) {
+    const int a = (int) ((long) units * i / k) * align;
+    const int b = (int) ((long) units * (i + 1) / k) * align;
+    sl[i] = (Slice) { fn, user, i, a, b < n ? b : n };
+    pthread_create (&t[i], NULL, slice_main, &sl[i]);
+  }
+  for (unsigned i = 0; i < k; i++)
+    pthread_join (t[i], NULL);
+  return k;
+}
+
+/* sgm_ref_compute_mt on 2, 3 and 16 slices: the bytes of sgm_ref_compute */
+static void
+check_threads (void)
+{
+  static const struct
+  {
+    int w, h, D, mind, paths, lr, median, census;
+  } c[] = {
+    {61, 37, 23, 0, 8, 1, 1, SGM_CENSUS_9X7},
+    {45, 21, 129, 2, 4, -1, 1, SGM_CENSUS_SYM_9X7},
+    {33, 17, 16, -3, 8, 2, 0, SGM_CENSUS_9X7},
+    {1, 1, 1, 0, 8, 1, 1, SGM_CENSUS_9X7},
+    {7, 2, 5, 0, 4, 0, 1, SGM_CENSUS_9X7},
+  };
+  static const unsigned slices[] = { 2, 3, 16 };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    SgmParams p;
+    sgm_params_init (&p, c[i].w, c[i].h);
+    p.num_disp = c[i].D;
+    p.min_disp = c[i].mind;
+    p.paths = c[i].paths;
+    p.lr_max_diff = c[i].lr;
+    p.median = c[i].median;
+    p.census = c[i].census;
+    SgmLuma luma = { 0, 1, 0, 0, 0 };
+    const size_t stride = (size_t) c[i].w + 5, n = (size_t) c[i].w * c[i].h;
+    uint8_t *L = malloc (stride * c[i].h), *R = malloc (stride * c[i].h);
+    make_pair (L, R, stride, c[i].w, c[i].h, 0, 3, 77 + i);
+    int16_t *ref = malloc (n * 2), *got = malloc (n * 2);
+    EXPECT (sgm_ref_compute (&p, L, stride, R, stride, luma, ref) == 0,
+        "case %zu: serial", i);
+    for (size_t k = 0; k < sizeof slices / sizeof slices[0]; k++) {
+      memset (got, 0x55, n * 2);
+      EXPECT (sgm_ref_compute_mt (&p, L, stride, R, stride, luma, got,
+              thread_runner, NULL, slices[k]) == 0, "case %zu: %u slices", i,
+          slices[k]);
+      EXPECT (memcmp (ref, got, n * 2) == 0, "case %zu (%dx%d D=%d paths=%d):"
+          " %u slices differ from one", i, c[i].w, c[i].h, c[i].D,
+          c[i].paths, slices[k]);
+    }
+    free (L);
+    free (R);
+    free (ref);
+    free (got);
+  }
+}
+
 int
 main (void)
 {
   check_conversion ();
+  check_threads ();
   /* subpixel rounding against floating point, exhaustively on small sums */
   long bad = 0;
   for (int s0 = 0; s0 < 40; s0++)

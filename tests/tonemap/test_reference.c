@@ -1,6 +1,7 @@
 /* gst-cuda-imaging: tone mapping, C reference vs BT.2100 values and naive loops.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -787,9 +788,106 @@ test_decode (void)
   }
 }
 
+/* ---- slices on threads (ci_tonemap_set_runner) ---- */
+typedef struct
+{
+  CiTmSliceFn fn;
+  void *user;
+  unsigned slice;
+  int first, end;
+} Slice;
+
+static void *
+slice_main (void *arg)
+{
+  Slice *s = arg;
+  s->fn (s->user, s->slice, s->first, s->end);
+  return NULL;
+}
+
+/* plain threads, one per slice: slices of [0, n), inner bounds on
+ * multiples of align */
+static unsigned
+thread_runner (void *data, unsigned max_slices, int n, int align,
+    CiTmSliceFn fn, void *user)
+{
+  (void) data;
+  const int units = (n + align - 1) / align;
+  const unsigned k = max_slices < (unsigned) units ? max_slices :
+      (unsigned) units;
+  Slice sl[16];
+  pthread_t t[16];
+  for (unsigned i = 0; i < k; i++) {
+    const int a = (int) ((long) units * i / k) * align;
+    const int b = (int) ((long) units * (i + 1) / k) * align;
+    sl[i] = (Slice) { fn, user, i, a, b < n ? b : n };
+    pthread_create (&t[i], NULL, slice_main, &sl[i]);
+  }
+  for (unsigned i = 0; i < k; i++)
+    pthread_join (t[i], NULL);
+  return k;
+}
+
+/* 2, 3 and 16 slices give one slice's bytes and statistics, frame after
+ * frame (video: the histogram and range carried over, a cut; still) */
+static void
+test_threads (void)
+{
+  static const struct
+  {
+    int fi, fo, w, h, smoothing;
+  } c[] = {
+    {CI_TM_IN_P010, CI_TM_OUT_BGRX, 123, 59, 4},
+    {CI_TM_IN_RGBA64, CI_TM_OUT_NV12, 97, 35, 0},
+    {CI_TM_IN_I420_10, CI_TM_OUT_I420, 33, 7, 2},
+    {CI_TM_IN_BGR10A2, CI_TM_OUT_RGBA, 5, 1, 4},
+  };
+  static const unsigned slices[] = { 2, 3, 16 };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+    for (size_t k = 0; k < sizeof slices / sizeof slices[0]; k++) {
+      CiTmConfig cfg;
+      tm_config_init (&cfg, c[i].fi, c[i].fo, c[i].w, c[i].h);
+      cfg.smoothing = c[i].smoothing;
+      CiTonemap *one = ci_tonemap_new (&cfg), *many = ci_tonemap_new (&cfg);
+      CHECK (ci_tonemap_set_runner (many, thread_runner, NULL,
+              slices[k]) == 0, "set_runner");
+      TmFrame *in = tm_frame_new_in (c[i].fi, c[i].w, c[i].h, 3);
+      TmFrame *a = tm_frame_new_out (c[i].fo, c[i].w, c[i].h, 1);
+      TmFrame *b = tm_frame_new_out (c[i].fo, c[i].w, c[i].h, 1);
+      for (int fr = 0; fr < 4; fr++) {
+        /* frame 2 is another scene: a cut */
+        tm_fill_scene (in, fr == 2, 0.02, 500 + fr);
+        CiTmInPlanes ip;
+        CiTmOutPlanes oa, ob;
+        tm_frame_in_planes (in, &ip);
+        tm_frame_out_planes (a, &oa);
+        tm_frame_out_planes (b, &ob);
+        ci_tonemap_process (one, &ip, &oa);
+        ci_tonemap_process (many, &ip, &ob);
+        long nd = 0;
+        const int d = tm_frame_diff (a, b, &nd);
+        CHECK (d == 0, "%s %dx%d, %u slices, frame %d: %ld bytes differ "
+            "(max %d)", tm_in_name (c[i].fi), c[i].w, c[i].h, slices[k], fr,
+            nd, d);
+        const CiTmState *sa = ci_tonemap_get_state (one),
+            *sb = ci_tonemap_get_state (many);
+        CHECK (sa->count == sb->count && sa->cuts == sb->cuts
+            && memcmp (sa->s, sb->s, (size_t) cfg.bins * sizeof *sa->s) == 0,
+            "%s, %u slices, frame %d: other statistics",
+            tm_in_name (c[i].fi), slices[k], fr);
+      }
+      tm_frame_free (in);
+      tm_frame_free (a);
+      tm_frame_free (b);
+      ci_tonemap_free (one);
+      ci_tonemap_free (many);
+    }
+}
+
 int
 main (void)
 {
+  test_threads ();
   test_eotf ();
   test_decode ();
   test_scan ();
