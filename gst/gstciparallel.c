@@ -121,3 +121,27 @@ gst_ci_install_n_threads (GObjectClass * klass, guint prop_id)
           0, 1024, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 }
+
+gboolean
+gst_ci_set_n_threads (GObject * obj, guint prop_id, guint id,
+    const GValue * v, guint * n_threads)
+{
+  if (id != prop_id)
+    return FALSE;
+  GST_OBJECT_LOCK (obj);
+  *n_threads = g_value_get_uint (v);
+  GST_OBJECT_UNLOCK (obj);
+  return TRUE;
+}
+
+gboolean
+gst_ci_get_n_threads (GObject * obj, guint prop_id, guint id, GValue * v,
+    const guint * n_threads)
+{
+  if (id != prop_id)
+    return FALSE;
+  GST_OBJECT_LOCK (obj);
+  g_value_set_uint (v, *n_threads);
+  GST_OBJECT_UNLOCK (obj);
+  return TRUE;
+}

@@ -34,5 +34,11 @@ guint gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
 /* The cpu* twins' "n-threads" property (guint, 0 = one per processor,
  * the default; changeable while playing: it applies from the next frame). */
 void gst_ci_install_n_threads (GObjectClass * klass, guint prop_id);
+/* The property's value to and from *@n_threads, under the object lock;
+ * FALSE where @id is not @prop_id (another property). */
+gboolean gst_ci_set_n_threads (GObject * obj, guint prop_id, guint id,
+    const GValue * v, guint * n_threads);
+gboolean gst_ci_get_n_threads (GObject * obj, guint prop_id, guint id,
+    GValue * v, const guint * n_threads);
 
 G_END_DECLS

@@ -56,12 +56,9 @@ static void
 gst_cpu_sgm_set_property (GObject * obj, guint id, const GValue * v,
     GParamSpec * pspec)
 {
-  if (id == PROP_N_THREADS) {
-    GST_OBJECT_LOCK (obj);
-    GST_CPU_SGM (obj)->n_threads = g_value_get_uint (v);
-    GST_OBJECT_UNLOCK (obj);
+  if (gst_ci_set_n_threads (obj, PROP_N_THREADS, id, v,
+          &GST_CPU_SGM (obj)->n_threads))
     return;
-  }
   if (!gst_sgm_set_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
           v))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);
@@ -71,12 +68,9 @@ static void
 gst_cpu_sgm_get_property (GObject * obj, guint id, GValue * v,
     GParamSpec * pspec)
 {
-  if (id == PROP_N_THREADS) {
-    GST_OBJECT_LOCK (obj);
-    g_value_set_uint (v, GST_CPU_SGM (obj)->n_threads);
-    GST_OBJECT_UNLOCK (obj);
+  if (gst_ci_get_n_threads (obj, PROP_N_THREADS, id, v,
+          &GST_CPU_SGM (obj)->n_threads))
     return;
-  }
   if (!gst_sgm_get_property (obj, &GST_CPU_SGM (obj)->settings, PROP_FIRST, id,
           v))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, pspec);

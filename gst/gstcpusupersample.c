@@ -126,34 +126,18 @@ static void
 gst_cpu_supersample_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (object);
-  switch (prop_id) {
-    case PROP_N_THREADS:
-      GST_OBJECT_LOCK (self);
-      self->n_threads = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_ci_set_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &GST_CPU_SUPERSAMPLE (object)->n_threads))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
 gst_cpu_supersample_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (object);
-  switch (prop_id) {
-    case PROP_N_THREADS:
-      GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->n_threads);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_ci_get_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &GST_CPU_SUPERSAMPLE (object)->n_threads))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void

@@ -74,12 +74,9 @@ gst_cpu_tonemap_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (object);
-  if (prop_id == PROP_N_THREADS) {
-    GST_OBJECT_LOCK (self);
-    self->n_threads = g_value_get_uint (value);
-    GST_OBJECT_UNLOCK (self);
+  if (gst_ci_set_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &self->n_threads))
     return;
-  }
   gst_tonemap_set_property (object, &self->settings, prop_id, value, pspec);
 }
 
@@ -88,12 +85,9 @@ gst_cpu_tonemap_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstCpuTonemap *self = GST_CPU_TONEMAP (object);
-  if (prop_id == PROP_N_THREADS) {
-    GST_OBJECT_LOCK (self);
-    g_value_set_uint (value, self->n_threads);
-    GST_OBJECT_UNLOCK (self);
+  if (gst_ci_get_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &self->n_threads))
     return;
-  }
   gst_tonemap_get_property (object, &self->settings, prop_id, value, pspec);
 }
 

@@ -8,6 +8,7 @@
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <png.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -909,4 +910,41 @@ ci_check_interlaced_refused (const char *factory, const char *format,
     ci_bus_done (h->element, bus);
     gst_harness_teardown (h);
   }
+}
+
+typedef struct
+{
+  CiSliceFn fn;
+  void *user;
+  unsigned slice;
+  int first, end;
+} CiSlice;
+
+static void *
+slice_main (void *arg)
+{
+  CiSlice *s = arg;
+  s->fn (s->user, s->slice, s->first, s->end);
+  return NULL;
+}
+
+unsigned
+ci_thread_runner (void *data, unsigned max_slices, int n, int align,
+    CiSliceFn fn, void *user)
+{
+  (void) data;
+  const int units = (n + align - 1) / align;
+  unsigned k = max_slices < (unsigned) units ? max_slices : (unsigned) units;
+  k = k < 16 ? k : 16;
+  CiSlice sl[16];
+  pthread_t t[16];
+  for (unsigned i = 0; i < k; i++) {
+    const int a = (int) ((long) units * i / k) * align;
+    const int b = (int) ((long) units * (i + 1) / k) * align;
+    sl[i] = (CiSlice) { fn, user, i, a, b < n ? b : n };
+    pthread_create (&t[i], NULL, slice_main, &sl[i]);
+  }
+  for (unsigned i = 0; i < k; i++)
+    pthread_join (t[i], NULL);
+  return k;
 }

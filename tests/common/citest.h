@@ -129,6 +129,13 @@ void ci_same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,
 GstBuffer *ci_random_frame (const char *caps, GstVideoInfo * info,
     uint64_t seed, const guint8 ** data);
 
+/* A runner for the references' row slices (SgmRunner, CiTmRunner): one
+ * plain thread per slice, at most 16, the contiguous slices of [0, @n)
+ * whose inner bounds are multiples of @align; returns the slice count. */
+typedef void (*CiSliceFn) (void *user, unsigned slice, int first, int end);
+unsigned ci_thread_runner (void *data, unsigned max_slices, int n, int align,
+    CiSliceFn fn, void *user);
+
 /* The exit status of a GPU test that cannot run (no device, @why says
  * more): 77, meson's "skipped", or 1 when CI_REQUIRE_GPU is set (on the GPU
  * host, where a skip would hide a device or driver failure). */

@@ -51,10 +51,12 @@ probe_device (GstElement * e, const char *pad_name, gint * seen)
 }
 
 /* @in (a reference is taken) through @launch's element "dev", which must
- * run on @device; its output, which must show @ref's picture */
+ * run on @device, in one context with the elements named @share (NULL or
+ * up to two names); its output, which must show @ref's picture */
 static void
 check_on_device (const char *launch, const char *caps, GstBuffer * in,
-    GstBuffer * ref, const GstVideoInfo * oi, gint device, const char *what)
+    GstBuffer * ref, const GstVideoInfo * oi, gint device, const char *what,
+    const char *const share[2])
 {
   GstHarness *h = gst_harness_new_parse (launch);
   GstElement *dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
@@ -63,6 +65,8 @@ check_on_device (const char *launch, const char *caps, GstBuffer * in,
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no output", launch);
   fail_unless_equals_int (context_device (ci_cuda_context_of (dev)), device);
+  for (int i = 0; share && i < 2 && share[i]; i++)
+    ci_check_shared_context (h, share[i], "dev");
   ci_same_picture (ref, out, oi, launch, what);
   gst_buffer_unref (out);
   gst_object_unref (dev);
@@ -97,7 +101,7 @@ ci_check_devices (const char *factory, const char *props,
   for (int d = 0; d <= last; d++) {
     launch = g_strdup_printf ("%s name=dev cuda-device-id=%d %s ! "
         "capsfilter caps=video/x-raw,%s", factory, d, props, out_fields);
-    check_on_device (launch, caps, in, ref, &oi, d, "another device");
+    check_on_device (launch, caps, in, ref, &oi, d, "another device", NULL);
     g_free (launch);
   }
 
@@ -182,52 +186,19 @@ ci_check_devices (const char *factory, const char *props,
     gst_harness_teardown (h);
     g_free (launch);
 
-    /* cuda-device-id=-1 takes its neighbours' context, here on device 1 */
-    launch = g_strdup_printf ("cudaupload name=up cuda-device-id=1 ! "
-        "video/x-raw(memory:CUDAMemory) ! %s name=dev %s ! "
-        "video/x-raw(memory:CUDAMemory),%s ! cudadownload name=down "
-        "cuda-device-id=1",
-        factory, props, out_fields);
-    h = gst_harness_new_parse (launch);
-    gst_harness_set_src_caps_str (h, caps);
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-    fail_unless (out != NULL, "%s: no output", launch);
-    ci_same_picture (ref, out, &oi, launch, "the neighbour's device");
-    gst_buffer_unref (out);
-    dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
-    up = gst_bin_get_by_name (GST_BIN (h->element), "up");
-    GstElement *down = gst_bin_get_by_name (GST_BIN (h->element), "down");
-    cd = ci_cuda_context_of (dev);
-    cu = ci_cuda_context_of (up);
-    gpointer cn = ci_cuda_context_of (down);
-    g_print ("%s: contexts up %p (device %d), dev %p (%d), down %p (%d)\n",
-        factory, cu, context_device (cu), cd, context_device (cd), cn,
-        context_device (cn));
-    fail_unless_equals_int (context_device (cd), 1);
-    ci_check_shared_context (h, "down", "dev");
-    ci_check_shared_context (h, "up", "dev");
-    gst_object_unref (down);
-    gst_object_unref (up);
-    gst_object_unref (dev);
-    gst_harness_teardown (h);
-    g_free (launch);
-
-    /* system memory in, CUDA memory out to device 1: downstream's context */
-    launch = g_strdup_printf ("%s name=dev %s ! "
-        "video/x-raw(memory:CUDAMemory),%s ! cudadownload name=down "
-        "cuda-device-id=1", factory, props, out_fields);
-    h = gst_harness_new_parse (launch);
-    gst_harness_set_src_caps_str (h, caps);
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-    fail_unless (out != NULL, "%s: no output", launch);
-    ci_same_picture (ref, out, &oi, launch, "the downstream neighbour's device");
-    gst_buffer_unref (out);
-    dev = gst_bin_get_by_name (GST_BIN (h->element), "dev");
-    fail_unless_equals_int (context_device (ci_cuda_context_of (dev)), 1);
-    ci_check_shared_context (h, "down", "dev");
-    gst_object_unref (dev);
-    gst_harness_teardown (h);
-    g_free (launch);
+    /* cuda-device-id=-1 takes the context of a neighbour on device 1 that
+     * deals in CUDA memory: upstream's, or downstream's after system memory */
+    for (int with_up = 1; with_up >= 0; with_up--) {
+      launch = g_strdup_printf ("%s%s name=dev %s ! "
+          "video/x-raw(memory:CUDAMemory),%s ! cudadownload name=down "
+          "cuda-device-id=1", with_up ? "cudaupload name=up cuda-device-id=1 "
+          "! video/x-raw(memory:CUDAMemory) ! " : "", factory, props,
+          out_fields);
+      const char *const share[2] = { "down", with_up ? "up" : NULL };
+      check_on_device (launch, caps, in, ref, &oi, 1, "the neighbour's device",
+          share);
+      g_free (launch);
+    }
   }
   gst_buffer_unref (ref);
   gst_buffer_unref (in);

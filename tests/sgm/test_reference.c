@@ -4,7 +4,6 @@
  * check and median.  Odd sizes, negative and positive min-disparity.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,44 +290,6 @@ check_conversion (void)
   }
 }
 
-/* A runner of plain threads, one per slice (the element's is a GLib pool):
- * the contiguous slices of [0, n) with inner bounds on multiples of align */
-typedef struct
-{
-  SgmSliceFn fn;
-  void *user;
-  unsigned slice;
-  int first, end;
-} Slice;
-
-static void *
-slice_main (void *arg)
-{
-  Slice *s = arg;
-  s->fn (s->user, s->slice, s->first, s->end);
-  return NULL;
-}
-
-static unsigned
-thread_runner (void *data, unsigned max_slices, int n, int align,
-    SgmSliceFn fn, void *user)
-{
-  (void) data;
-  const int units = (n + align - 1) / align;
-  const unsigned k = max_slices < (unsigned) units ? max_slices : (unsigned) units;
-  Slice sl[16];
-  pthread_t t[16];
-  for (unsigned i = 0; i < k; i++) {
-    const int a = (int) ((long) units * i / k) * align;
-    const int b = (int) ((long) units * (i + 1) / k) * align;
-    sl[i] = (Slice) { fn, user, i, a, b < n ? b : n };
-    pthread_create (&t[i], NULL, slice_main, &sl[i]);
-  }
-  for (unsigned i = 0; i < k; i++)
-    pthread_join (t[i], NULL);
-  return k;
-}
-
 /* sgm_ref_compute_mt on 2, 3 and 16 slices: the bytes of sgm_ref_compute */
 static void
 check_threads (void)
@@ -363,7 +324,7 @@ check_threads (void)
     for (size_t k = 0; k < sizeof slices / sizeof slices[0]; k++) {
       memset (got, 0x55, n * 2);
       EXPECT (sgm_ref_compute_mt (&p, L, stride, R, stride, luma, got,
-              thread_runner, NULL, slices[k]) == 0, "case %zu: %u slices", i,
+              ci_thread_runner, NULL, slices[k]) == 0, "case %zu: %u slices", i,
           slices[k]);
       EXPECT (memcmp (ref, got, n * 2) == 0, "case %zu (%dx%d D=%d paths=%d):"
           " %u slices differ from one", i, c[i].w, c[i].h, c[i].D,

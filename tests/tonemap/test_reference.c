@@ -1,7 +1,6 @@
 /* gst-cuda-imaging: tone mapping, C reference vs BT.2100 values and naive loops.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -789,45 +788,6 @@ test_decode (void)
 }
 
 /* ---- slices on threads (ci_tonemap_set_runner) ---- */
-typedef struct
-{
-  CiTmSliceFn fn;
-  void *user;
-  unsigned slice;
-  int first, end;
-} Slice;
-
-static void *
-slice_main (void *arg)
-{
-  Slice *s = arg;
-  s->fn (s->user, s->slice, s->first, s->end);
-  return NULL;
-}
-
-/* plain threads, one per slice: slices of [0, n), inner bounds on
- * multiples of align */
-static unsigned
-thread_runner (void *data, unsigned max_slices, int n, int align,
-    CiTmSliceFn fn, void *user)
-{
-  (void) data;
-  const int units = (n + align - 1) / align;
-  const unsigned k = max_slices < (unsigned) units ? max_slices :
-      (unsigned) units;
-  Slice sl[16];
-  pthread_t t[16];
-  for (unsigned i = 0; i < k; i++) {
-    const int a = (int) ((long) units * i / k) * align;
-    const int b = (int) ((long) units * (i + 1) / k) * align;
-    sl[i] = (Slice) { fn, user, i, a, b < n ? b : n };
-    pthread_create (&t[i], NULL, slice_main, &sl[i]);
-  }
-  for (unsigned i = 0; i < k; i++)
-    pthread_join (t[i], NULL);
-  return k;
-}
-
 /* 2, 3 and 16 slices give one slice's bytes and statistics, frame after
  * frame (video: the histogram and range carried over, a cut; still) */
 static void
@@ -849,7 +809,7 @@ test_threads (void)
       tm_config_init (&cfg, c[i].fi, c[i].fo, c[i].w, c[i].h);
       cfg.smoothing = c[i].smoothing;
       CiTonemap *one = ci_tonemap_new (&cfg), *many = ci_tonemap_new (&cfg);
-      CHECK (ci_tonemap_set_runner (many, thread_runner, NULL,
+      CHECK (ci_tonemap_set_runner (many, ci_thread_runner, NULL,
               slices[k]) == 0, "set_runner");
       TmFrame *in = tm_frame_new_in (c[i].fi, c[i].w, c[i].h, 3);
       TmFrame *a = tm_frame_new_out (c[i].fo, c[i].w, c[i].h, 1);
