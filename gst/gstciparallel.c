@@ -52,14 +52,13 @@ gst_ci_parallel_free (GstCiParallel * par)
 }
 
 guint
-gst_ci_parallel_threads (guint n_threads)
+gst_ci_parallel_slices (GObject * obj, const guint * n_threads, gsize bytes)
 {
-  return n_threads ? n_threads : MAX (1, g_get_num_processors ());
-}
-
-guint
-gst_ci_parallel_slices (guint threads, gsize bytes)
-{
+  GST_OBJECT_LOCK (obj);
+  guint threads = *n_threads;
+  GST_OBJECT_UNLOCK (obj);
+  if (!threads)
+    threads = MAX (1, g_get_num_processors ());
   const gchar *e = g_getenv ("CI_MIN_SLICE_BYTES");
   const gsize min = e && *e ? MAX (g_ascii_strtoull (e, NULL, 10), 1) :
       256 * 1024;
@@ -109,6 +108,13 @@ gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
     g_cond_wait (&par->done, &par->lock);
   g_mutex_unlock (&par->lock);
   return slices;
+}
+
+guint
+gst_ci_parallel_runner (gpointer data, guint max_slices, gint n, gint align,
+    GstCiSliceFunc func, gpointer user)
+{
+  return gst_ci_parallel_run (data, max_slices, n, align, func, user);
 }
 
 void

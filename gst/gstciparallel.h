@@ -15,20 +15,22 @@ typedef struct _GstCiParallel GstCiParallel;
 GstCiParallel *gst_ci_parallel_new (void);
 void gst_ci_parallel_free (GstCiParallel * par);
 
-/* The threads an n-threads property value stands for: 0 is one per
- * processor. */
-guint gst_ci_parallel_threads (guint n_threads);
-
-/* How many slices a frame of @bytes takes on @threads threads: one per
- * 256 KiB at least (below, another thread costs more than it saves);
- * CI_MIN_SLICE_BYTES=N sets that size, for tests. */
-guint gst_ci_parallel_slices (guint threads, gsize bytes);
+/* How many slices a frame of @bytes takes for @obj's n-threads property
+ * *@n_threads (read under the object lock; 0: one thread per processor):
+ * at most one per 256 KiB (below, another thread costs more than it
+ * saves); CI_MIN_SLICE_BYTES=N sets that size, for tests. */
+guint gst_ci_parallel_slices (GObject * obj, const guint * n_threads,
+    gsize bytes);
 
 /* Splits rows [0, @n) into at most @max_slices contiguous slices whose
  * inner bounds are multiples of @align, calls @func on each (the calling
  * thread takes slice 0, pool threads the others) and returns the number
  * of slices once every call has returned. */
 guint gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
+    gint align, GstCiSliceFunc func, gpointer user);
+/* gst_ci_parallel_run with the GstCiParallel as @data: the form of the
+ * references' runners (CiTmRunner, SgmRunner) */
+guint gst_ci_parallel_runner (gpointer data, guint max_slices, gint n,
     gint align, GstCiSliceFunc func, gpointer user);
 
 /* The cpu* twins' "n-threads" property (guint, 0 = one per processor,

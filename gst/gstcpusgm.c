@@ -99,13 +99,6 @@ gst_cpu_sgm_set_info (GstVideoFilter * filter, GstCaps * incaps,
       &self->settings, incaps, in_info, outcaps, out_info, &self->geom);
 }
 
-static unsigned
-run_slices (void *data, unsigned max_slices, int n, int align, SgmSliceFn fn,
-    void *user)
-{
-  return gst_ci_parallel_run (data, max_slices, n, align, fn, user);
-}
-
 static void
 gst_cpu_sgm_finalize (GObject * object)
 {
@@ -118,9 +111,6 @@ gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
 {
   GstCpuSgm *self = GST_CPU_SGM (filter);
-  GST_OBJECT_LOCK (self);
-  const guint threads = gst_ci_parallel_threads (self->n_threads);
-  GST_OBJECT_UNLOCK (self);
   const GstSgmGeometry *g = &self->geom;
   SgmParams p;
   gst_sgm_params (G_OBJECT (self), &self->settings, g, &p);
@@ -130,10 +120,10 @@ gst_cpu_sgm_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   const guint8 *left, *right;
   gst_sgm_views (g, GST_VIDEO_FRAME_PLANE_DATA (in, 0), stride, &left, &right);
   /* the slices' size: the cost volume's bytes */
-  const guint slices = gst_ci_parallel_slices (threads,
-      (gsize) p.width * p.height * p.num_disp);
+  const guint slices = gst_ci_parallel_slices (G_OBJECT (self),
+      &self->n_threads, (gsize) p.width * p.height * p.num_disp);
   if (!disp || sgm_ref_compute_mt (&p, left, stride, right, stride, g->luma,
-          disp, run_slices, self->par, slices) != 0) {
+          disp, gst_ci_parallel_runner, self->par, slices) != 0) {
     g_free (disp);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("SGM failed on a %dx%d view with %d disparities (out of memory?)",

@@ -90,9 +90,6 @@ gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCpuSupersample *self = GST_CPU_SUPERSAMPLE (filter);
-  GST_OBJECT_LOCK (self);
-  const guint threads = gst_ci_parallel_threads (self->n_threads);
-  GST_OBJECT_UNLOCK (self);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++) {
     PlaneJob j = { 0 };
     CiSsPlane *sp = &j.sp, *dp = &j.dp;
@@ -106,7 +103,8 @@ gst_cpu_supersample_transform_frame (GstVideoFilter * filter,
     j.dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     const gsize bytes = (gsize) sp->width * sp->height * sp->channels *
         sp->bytes_per_sample;
-    const guint slices = gst_ci_parallel_slices (threads, bytes);
+    const guint slices = gst_ci_parallel_slices (G_OBJECT (self),
+        &self->n_threads, bytes);
     gst_ci_parallel_run (self->par, slices, dp->height, 1, plane_rows, &j);
     if (j.err) {
       GST_ELEMENT_ERROR (filter, STREAM, FORMAT, (NULL),

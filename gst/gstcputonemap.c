@@ -55,7 +55,6 @@ struct _GstCpuTonemap
   GstTonemapSettings settings;
   guint n_threads;              /* the property; under the object lock */
   GstCiParallel *par;
-  guint slices;                 /* the runner's, for self->tm */
 
   /* streaming thread */
   CiTonemap *tm;
@@ -115,7 +114,6 @@ renew_state (GstCpuTonemap * self)
 {
   ci_tonemap_free (self->tm);
   self->tm = ci_tonemap_new (&self->cfg);
-  self->slices = 1;
   if (!self->tm)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
         ("out of memory for the tone-mapping state"));
@@ -161,31 +159,19 @@ gst_cpu_tonemap_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
-static unsigned
-run_slices (void *data, unsigned max_slices, int n, int align, CiTmSliceFn fn,
-    void *user)
-{
-  return gst_ci_parallel_run (data, max_slices, n, align, fn, user);
-}
-
-/* the slices for this frame, from n-threads and the frame's size */
+/* the slices for this frame, from n-threads and the frame's size (the
+ * reference re-allocates only when their number changes) */
 static gboolean
 update_runner (GstCpuTonemap * self, const GstVideoInfo * in_info)
 {
-  GST_OBJECT_LOCK (self);
-  const guint threads = gst_ci_parallel_threads (self->n_threads);
-  GST_OBJECT_UNLOCK (self);
-  const guint slices = gst_ci_parallel_slices (threads,
-      GST_VIDEO_INFO_SIZE (in_info));
-  if (slices == self->slices)
-    return TRUE;
-  if (ci_tonemap_set_runner (self->tm, slices > 1 ? run_slices : NULL,
-          self->par, slices) != 0) {
+  const guint slices = gst_ci_parallel_slices (G_OBJECT (self),
+      &self->n_threads, GST_VIDEO_INFO_SIZE (in_info));
+  if (ci_tonemap_set_runner (self->tm, slices > 1 ? gst_ci_parallel_runner :
+          NULL, self->par, slices) != 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
         ("out of memory for %u threads' statistics", slices));
     return FALSE;
   }
-  self->slices = slices;
   return TRUE;
 }
 

@@ -392,12 +392,13 @@ sgm_ref_aggregate_path (const uint64_t * cl, const uint64_t * cr,
 }
 
 /* the paths of sweep @up (0: down, left to right; 1: up, right to left),
- * each with half the paths */
+ * each with half the paths (*n) */
 static const int *
-sweep_dirs (const SgmParams * p, int up)
+sweep_dirs (const SgmParams * p, int up, int *n)
 {
   static const int down8[] = { 0, 2, 4, 5 }, up8[] = { 1, 3, 6, 7 };
   static const int down4[] = { 0, 2 }, up4[] = { 1, 3 };
+  *n = p->paths == 8 ? 4 : 2;
   return p->paths == 8 ? (up ? up8 : down8) : (up ? up4 : down4);
 }
 
@@ -407,14 +408,16 @@ sgm_ref_aggregate (const uint64_t * cl, const uint64_t * cr,
 {
   /* the costs once, then two sweeps: down (left to right) and up (right to
    * left), each with half the paths; S is the same sum in another order */
-  const int n = p->paths == 8 ? 4 : 2;
   uint8_t *cost = malloc ((size_t) p->width * p->height * p->num_disp);
   if (!cost)
     return -1;
   sgm_ref_cost_volume (cl, cr, p, cost);
-  int ret = aggregate_sweep (cost, p, sweep_dirs (p, 0), n, sum, 0, NULL);
-  if (ret == 0)
-    ret = aggregate_sweep (cost, p, sweep_dirs (p, 1), n, sum, 1, NULL);
+  int ret = 0;
+  for (int up = 0; up <= 1 && ret == 0; up++) {
+    int n;
+    const int *dirs = sweep_dirs (p, up, &n);
+    ret = aggregate_sweep (cost, p, dirs, n, sum, up, NULL);
+  }
   free (cost);
   return ret;
 }
@@ -652,10 +655,13 @@ job_slice (void *user, unsigned slice, int first, int end)
       break;
     case STAGE_SWEEPS:
       /* both in one slice: one after the other, the second adding */
-      for (int i = first; i < end; i++)
-        if (aggregate_sweep (j->cost, p, sweep_dirs (p, i), p->paths == 8 ?
-                4 : 2, j->sum, i, end - first == 2 ? NULL : j->gate) != 0)
+      for (int i = first; i < end; i++) {
+        int n;
+        const int *dirs = sweep_dirs (p, i, &n);
+        if (aggregate_sweep (j->cost, p, dirs, n, j->sum, i,
+                end - first == 2 ? NULL : j->gate) != 0)
           __atomic_store_n (&j->failed, 1, __ATOMIC_RELAXED);
+      }
       break;
     case STAGE_WTA:{
       int16_t *d = p->median ? j->tmp : j->disp;
