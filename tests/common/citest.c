@@ -350,8 +350,8 @@ harness_out_info (GstHarness * h, GstVideoInfo * info)
   gst_caps_unref (oc);
 }
 
-static GstBuffer *
-push_one (const char *launch, const char *caps, GstBuffer * in,
+GstBuffer *
+ci_push_one (const char *launch, const char *caps, GstBuffer * in,
     GstVideoInfo * out_info)
 {
   GstHarness *h = gst_harness_new_parse (launch);
@@ -440,9 +440,9 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
   gst_buffer_add_video_meta_full (wide, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&big), 2 * w, 2 * hgt, 1, big.offset, big.stride);
   GstVideoInfo oi;
-  GstBuffer *a = push_one (launch, caps, tight, &oi);
-  GstBuffer *others[2] = { push_one (launch, caps, wide, &oi),
-    push_one (launch, caps, odd, &oi)
+  GstBuffer *a = ci_push_one (launch, caps, tight, &oi);
+  GstBuffer *others[2] = { ci_push_one (launch, caps, wide, &oi),
+    ci_push_one (launch, caps, odd, &oi)
   };
   const char *what[2] = { "a frame with a larger video meta",
     "a frame at an odd address"
@@ -550,8 +550,8 @@ ci_check_plane_layouts (const char *launch, const char *caps)
         GST_VIDEO_INFO_HEIGHT (&info), np + (k == 2), o, str);
     if (k == 0) {
       GstVideoInfo oi;
-      GstBuffer *a = push_one (launch, caps, tight, &oi);
-      GstBuffer *out = push_one (launch, caps, b, &oi);
+      GstBuffer *a = ci_push_one (launch, caps, tight, &oi);
+      GstBuffer *out = ci_push_one (launch, caps, b, &oi);
       ci_same_picture (a, out, &oi, launch, "a padded layout at odd addresses");
       gst_buffer_unref (out);
       gst_buffer_unref (a);

@@ -119,6 +119,11 @@ void ci_check_pinned_pools (const char *launch, const char *caps,
 void ci_check_host_register (const char *launch, const char *caps,
     int (*is_pinned) (const void *p));
 
+/* @in (taken) pushed through a fresh harness of @launch with input @caps:
+ * its output, and in *out_info the video info its caps negotiated. */
+GstBuffer *ci_push_one (const char *launch, const char *caps, GstBuffer * in,
+    GstVideoInfo * out_info);
+
 /* @b (the output for @what) must hold the picture @a holds (both of video
  * info @oi), in the rows' bytes, not their padding; @launch names the case. */
 void ci_same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,

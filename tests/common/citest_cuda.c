@@ -87,14 +87,7 @@ ci_check_devices (const char *factory, const char *props,
   /* the default device's output */
   gchar *launch = g_strdup_printf ("%s name=dev %s ! "
       "capsfilter caps=video/x-raw,%s", factory, props, out_fields);
-  GstHarness *h = gst_harness_new_parse (launch);
-  gst_harness_set_src_caps_str (h, caps);
-  GstBuffer *ref = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_unless (ref != NULL, "%s: no output", launch);
-  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (oc && gst_video_info_from_caps (&oi, oc));
-  gst_caps_unref (oc);
-  gst_harness_teardown (h);
+  GstBuffer *ref = ci_push_one (launch, caps, gst_buffer_ref (in), &oi);
   g_free (launch);
 
   const int last = MIN (n, 2) - 1;
@@ -118,7 +111,7 @@ ci_check_devices (const char *factory, const char *props,
   fail_unless (last == 0 || ci_cuda_context_of (e) == NULL,
       "%s: device 0's context kept after cuda-device-id=%d in READY", desc,
       last);
-  h = gst_harness_new_with_element (e, "sink", "src");
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
   gchar *sink_caps = g_strdup_printf ("video/x-raw,%s", out_fields);
   gst_harness_set_sink_caps_str (h, sink_caps);
   gst_harness_set_src_caps_str (h, caps);
