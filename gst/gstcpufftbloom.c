@@ -16,7 +16,9 @@
  * single precision), out = in + intensity × (bright(in) ⊛ K) in linear
  * light, with the same properties, caps and output (within one code value)
  * as cudafftbloom. Slow (tens of milliseconds per HD frame); meant as the
- * reference and for machines without a GPU.
+ * reference and for machines without a GPU. The bright pass and the output
+ * run by rows on #GstCpuFftBloom:n-threads threads, the three colour
+ * planes' transforms side by side; the output is the same for any number.
  *
  * ## Example launch line
  * |[
@@ -31,6 +33,7 @@
 #include "gstcivideo.h"
 #include "gstfftbloomcommon.h"
 #include "gstcicontrol.h"
+#include "gstciparallel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cpu_fftbloom_debug);
 #define GST_CAT_DEFAULT gst_cpu_fftbloom_debug
@@ -42,7 +45,12 @@ struct _GstCpuFftBloom
   GstFftBloomSettings settings;
   CiFbRef *ref;                 /* streaming thread */
   CiFbFormat format;
+  GstCiParallel *par;
+  guint n_threads;              /* object lock */
 };
+
+/* after the shared properties' ids */
+#define PROP_N_THREADS 1000
 
 G_DEFINE_TYPE (GstCpuFftBloom, gst_cpu_fftbloom, GST_TYPE_VIDEO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cpufftbloom, "cpufftbloom", GST_RANK_NONE,
@@ -53,6 +61,9 @@ gst_cpu_fftbloom_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCpuFftBloom *self = GST_CPU_FFTBLOOM (object);
+  if (gst_ci_set_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &self->n_threads))
+    return;
   gst_fftbloom_set_property (object, &self->settings, prop_id, value, pspec);
 }
 
@@ -61,6 +72,9 @@ gst_cpu_fftbloom_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstCpuFftBloom *self = GST_CPU_FFTBLOOM (object);
+  if (gst_ci_get_n_threads (object, PROP_N_THREADS, prop_id, value,
+          &self->n_threads))
+    return;
   gst_fftbloom_get_property (object, &self->settings, prop_id, value, pspec);
 }
 
@@ -69,6 +83,7 @@ gst_cpu_fftbloom_finalize (GObject * object)
 {
   GstCpuFftBloom *self = GST_CPU_FFTBLOOM (object);
   ci_fb_ref_free (self->ref);
+  gst_ci_parallel_free (self->par);
   gst_fftbloom_settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_cpu_fftbloom_parent_class)->finalize (object);
 }
@@ -134,9 +149,12 @@ gst_cpu_fftbloom_transform_frame (GstVideoFilter * filter,
     }
     gst_fftbloom_kernel_installed (&self->settings);
   }
-  ci_fb_ref_process (self->ref, GST_VIDEO_FRAME_PLANE_DATA (in, 0),
+  const guint slices = gst_ci_parallel_slices (G_OBJECT (self),
+      &self->n_threads, GST_VIDEO_INFO_SIZE (&filter->in_info));
+  ci_fb_ref_process_mt (self->ref, GST_VIDEO_FRAME_PLANE_DATA (in, 0),
       GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), GST_VIDEO_FRAME_PLANE_DATA (out, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), &self->format, &params);
+      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), &self->format, &params,
+      gst_ci_parallel_runner, self->par, slices);
   return GST_FLOW_OK;
 }
 
@@ -157,6 +175,7 @@ gst_cpu_fftbloom_class_init (GstCpuFftBloomClass * klass)
   gobject_class->get_property = gst_cpu_fftbloom_get_property;
   gobject_class->finalize = gst_cpu_fftbloom_finalize;
   gst_fftbloom_install_properties (gobject_class);
+  gst_ci_install_n_threads (gobject_class, PROP_N_THREADS);
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
@@ -191,4 +210,5 @@ static void
 gst_cpu_fftbloom_init (GstCpuFftBloom * self)
 {
   gst_fftbloom_settings_init (&self->settings);
+  self->par = gst_ci_parallel_new ();
 }

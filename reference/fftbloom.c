@@ -331,7 +331,9 @@ struct CiFbRef
   float *grid;                  /* 3 real planes ny x nx */
   fftwf_complex *spec;          /* 3 planes ny x nxc */
   fftwf_complex *kspec;         /* kch planes, scaled by 1/(nx ny) */
-  fftwf_plan fwd, inv;
+  /* a plan per plane, so that planes can be transformed at once and a
+   * plane's bits do not depend on how many run together */
+  fftwf_plan fwd[3], inv[3];
   float lut8[256];
 };
 
@@ -350,15 +352,17 @@ static void
 ref_clear (CiFbRef * r)
 {
   pthread_mutex_lock (&plan_lock);
-  if (r->fwd)
-    fftwf_destroy_plan (r->fwd);
-  if (r->inv)
-    fftwf_destroy_plan (r->inv);
+  for (int c = 0; c < 3; c++) {
+    if (r->fwd[c])
+      fftwf_destroy_plan (r->fwd[c]);
+    if (r->inv[c])
+      fftwf_destroy_plan (r->inv[c]);
+    r->fwd[c] = r->inv[c] = NULL;
+  }
   fftwf_free (r->grid);
   fftwf_free (r->spec);
   fftwf_free (r->kspec);
   pthread_mutex_unlock (&plan_lock);
-  r->fwd = r->inv = NULL;
   r->grid = NULL;
   r->spec = r->kspec = NULL;
   r->nx = r->ny = 0;
@@ -398,15 +402,16 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
     r->grid = fftwf_alloc_real (3 * np);
     r->spec = fftwf_alloc_complex (3 * ncp);
     r->kspec = fftwf_alloc_complex (k->channels * ncp);
-    int n[2] = { ny, nx };
-    if (r->grid && r->spec && r->kspec) {
-      r->fwd = fftwf_plan_many_dft_r2c (2, n, 3, r->grid, NULL, 1, (int) np,
-          r->spec, NULL, 1, (int) ncp, FFTW_ESTIMATE);
-      r->inv = fftwf_plan_many_dft_c2r (2, n, 3, r->spec, NULL, 1, (int) ncp,
-          r->grid, NULL, 1, (int) np, FFTW_ESTIMATE);
+    int planned = 0;
+    for (int c = 0; c < 3 && r->grid && r->spec && r->kspec; c++) {
+      r->fwd[c] = fftwf_plan_dft_r2c_2d (ny, nx, r->grid + c * np,
+          r->spec + c * ncp, FFTW_ESTIMATE);
+      r->inv[c] = fftwf_plan_dft_c2r_2d (ny, nx, r->spec + c * ncp,
+          r->grid + c * np, FFTW_ESTIMATE);
+      planned += r->fwd[c] && r->inv[c];
     }
     pthread_mutex_unlock (&plan_lock);
-    if (!r->fwd || !r->inv) {
+    if (planned != 3) {
       ref_clear (r);
       return -1;
     }
@@ -421,9 +426,8 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
   r->w = w;
   r->h = h;
   /* Kernel centre at the origin, the rest wrapped around: out(x) =
-   * sum_d in(x - d) K(c + d). The 3-plane plan transforms the kernel planes
-   * (unused planes zero). */
-  memset (r->grid, 0, 3 * np * sizeof (float));
+   * sum_d in(x - d) K(c + d). */
+  memset (r->grid, 0, k->channels * np * sizeof (float));
   for (int c = 0; c < k->channels; c++)
     for (int y = 0; y < k->height; y++)
       for (int x = 0; x < k->width; x++) {
@@ -431,7 +435,8 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
         r->grid[c * np + (size_t) gy * nx + gx] =
             k->data[(size_t) c * k->width * k->height + (size_t) y * k->width + x];
       }
-  fftwf_execute (r->fwd);
+  for (int c = 0; c < k->channels; c++)
+    fftwf_execute (r->fwd[c]);
   float norm = 1.0f / (float) np;
   for (size_t i = 0; i < k->channels * ncp; i++) {
     r->kspec[i][0] = r->spec[i][0] * norm;
@@ -469,14 +474,15 @@ decode_px (const float *lut8, const uint8_t * px, const CiFbFormat * f,
   }
 }
 
+/* low-resolution rows [j0, j1) */
 static void
 bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
     int height, int scale, const CiFbFormat * fmt, const CiFbParams * p,
-    float *planes, size_t plane_stride, size_t row_stride)
+    float *planes, size_t plane_stride, size_t row_stride, int j0, int j1)
 {
-  int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
+  int w = ci_fb_scaled (width, scale);
   size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
-  for (int j = 0; j < h; j++)
+  for (int j = j0; j < j1; j++)
     for (int i = 0; i < w; i++) {
       float acc[3] = { 0, 0, 0 };
       int cnt = 0;
@@ -502,19 +508,46 @@ ci_fb_ref_bright (const void *in, size_t in_stride, int width, int height,
 {
   int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
   bright_planes (NULL, in, in_stride, width, height, scale, fmt, p, planes,
-      (size_t) w * h, w);
+      (size_t) w * h, w, 0, h);
 }
 
-void
-ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
-    void *out, size_t out_stride, const CiFbFormat * fmt, const CiFbParams * p)
+typedef struct
 {
-  size_t np = (size_t) r->nx * r->ny, ncp = (size_t) r->nxc * r->ny;
-  memset (r->grid, 0, 3 * np * sizeof (float));
-  bright_planes (r->lut8, in, in_stride, r->width, r->height, r->scale, fmt, p,
-      r->grid, np, r->nx);
-  fftwf_execute (r->fwd);
-  for (int c = 0; c < 3; c++) {
+  CiFbRef *r;
+  const void *in;
+  size_t in_stride;
+  void *out;
+  size_t out_stride;
+  const CiFbFormat *fmt;
+  const CiFbParams *p;
+} Frame;
+
+/* grid rows [first, end): the bright pass inside the low-res image, zeros
+ * around it */
+static void
+grid_rows (void *user, unsigned slice, int first, int end)
+{
+  const Frame *f = user;
+  CiFbRef *r = f->r;
+  size_t np = (size_t) r->nx * r->ny;
+  bright_planes (r->lut8, f->in, f->in_stride, r->width, r->height, r->scale,
+      f->fmt, f->p, r->grid, np, r->nx, first, end < r->h ? end : r->h);
+  for (int c = 0; c < 3; c++)
+    for (int j = first; j < end; j++) {
+      int x0 = j < r->h ? r->w : 0;
+      memset (r->grid + c * np + (size_t) j * r->nx + x0, 0,
+          (size_t) (r->nx - x0) * sizeof (float));
+    }
+}
+
+/* planes [first, end): forward, times the kernel's spectrum, inverse */
+static void
+convolve_planes (void *user, unsigned slice, int first, int end)
+{
+  CiFbRef *r = ((const Frame *) user)->r;
+  size_t ncp = (size_t) r->nxc * r->ny;
+  for (int c = first; c < end; c++) {
+    fftwf_execute (r->fwd[c]);
     fftwf_complex *s = r->spec + c * ncp;
     const fftwf_complex *u = r->kspec + (r->kch == 3 ? c : 0) * ncp;
     for (size_t i = 0; i < ncp; i++) {
@@ -522,16 +555,26 @@ ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
       s[i][0] = a * u[i][0] - b * u[i][1];
       s[i][1] = a * u[i][1] + b * u[i][0];
     }
+    fftwf_execute (r->inv[c]);
   }
-  fftwf_execute (r->inv);
+}
+
+/* output rows [first, end) */
+static void
+bloom_rows (void *user, unsigned slice, int first, int end)
+{
+  const Frame *f = user;
+  const CiFbRef *r = f->r;
+  const CiFbFormat *fmt = f->fmt;
+  size_t np = (size_t) r->nx * r->ny;
   const int off[3] = { fmt->off_r, fmt->off_g, fmt->off_b };
   size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
-  for (int y = 0; y < r->height; y++) {
+  for (int y = first; y < end; y++) {
     int y0, y1;
     float fy;
     ci_fb_upsample_coord (y, r->scale, r->h, &y0, &y1, &fy);
-    const uint8_t *src = (const uint8_t *) in + y * in_stride;
-    uint8_t *dst = (uint8_t *) out + y * out_stride;
+    const uint8_t *src = (const uint8_t *) f->in + y * f->in_stride;
+    uint8_t *dst = (uint8_t *) f->out + y * f->out_stride;
     for (int x = 0; x < r->width; x++) {
       int x0, x1;
       float fx;
@@ -548,10 +591,39 @@ ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
         float bot = g[(size_t) y1 * r->nx + x0] * (1.0f - fx)
             + g[(size_t) y1 * r->nx + x1] * fx;
         float bloom = top * (1.0f - fy) + bot * fy;
-        float v = rgb[c] + p->intensity * bloom;
+        float v = rgb[c] + f->p->intensity * bloom;
         store_sample (dp, off[c], fmt->bytes_per_sample,
             ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb));
       }
     }
   }
+}
+
+static void
+run_stage (CiFbRunner run, void *data, unsigned max_slices, int n,
+    CiFbSliceFn fn, Frame * f)
+{
+  if (run && max_slices > 1)
+    run (data, max_slices, n, 1, fn, f);
+  else
+    fn (f, 0, 0, n);
+}
+
+void
+ci_fb_ref_process_mt (CiFbRef * r, const void *in, size_t in_stride,
+    void *out, size_t out_stride, const CiFbFormat * fmt, const CiFbParams * p,
+    CiFbRunner run, void *data, unsigned max_slices)
+{
+  Frame f = { r, in, in_stride, out, out_stride, fmt, p };
+  run_stage (run, data, max_slices, r->ny, grid_rows, &f);
+  run_stage (run, data, max_slices, 3, convolve_planes, &f);
+  run_stage (run, data, max_slices, r->height, bloom_rows, &f);
+}
+
+void
+ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
+    void *out, size_t out_stride, const CiFbFormat * fmt, const CiFbParams * p)
+{
+  ci_fb_ref_process_mt (r, in, in_stride, out, out_stride, fmt, p, NULL, NULL,
+      1);
 }

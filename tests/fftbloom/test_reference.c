@@ -83,6 +83,17 @@ run_vs_naive (const char *what, int width, int height, const CiFbFormat * f,
   CiFbRef *r = ci_fb_ref_new ();
   EXPECT (ci_fb_ref_set_kernel (r, k, width, height, scale) == 0, "%s set_kernel", what);
   ci_fb_ref_process (r, in, stride, out, stride, f, p);
+  /* the same bytes on threads: rows and planes in 2, 3 and 16 slices */
+  uint8_t *mt = g_malloc (stride * height);
+  const unsigned slices[] = { 2, 3, 16 };
+  for (int s = 0; s < 3; s++) {
+    memset (mt, 0xA5, stride * height);
+    ci_fb_ref_process_mt (r, in, stride, mt, stride, f, p, ci_thread_runner,
+        NULL, slices[s]);
+    EXPECT (memcmp (out, mt, stride * height) == 0,
+        "%s: %u slices differ from one", what, slices[s]);
+  }
+  g_free (mt);
   NvFormat nf = nv_fmt (f);
   double *exact = nv_bloom (in, stride, width, height, &nf, p->intensity,
       p->threshold, p->knee, scale, k->data, k->width, k->height, k->channels,
