@@ -105,24 +105,22 @@ def properties(element):
     return out
 
 
+def ends_or(rng, lo, hi, p_hi, draw, text):
+    """a range's low end (15 %), its high end (up to p_hi) or draw's value"""
+    r = rng.random()
+    return text(lo if r < .15 else hi if r < p_hi else draw())
+
+
 def value(rng, p):
     kind = p[0]
     if kind == "f":
         lo, hi = p[1], p[2]
-        r = rng.random()
-        if r < .15:
-            return repr(lo)
-        if r < .3:
-            return repr(hi)
-        return repr(rng.uniform(lo, min(hi, lo + 10 ** rng.uniform(-3, 4))))
+        return ends_or(rng, lo, hi, .3, lambda: rng.uniform(
+            lo, min(hi, lo + 10 ** rng.uniform(-3, 4))), repr)
     if kind == "i":
         lo, hi = p[1], p[2]
-        r = rng.random()
-        if r < .15:
-            return str(lo)
-        if r < .25:
-            return str(hi)
-        return str(rng.randint(lo, min(hi, lo + int(10 ** rng.uniform(0, 3.3)))))
+        return ends_or(rng, lo, hi, .25, lambda: rng.randint(
+            lo, min(hi, lo + int(10 ** rng.uniform(0, 3.3)))), str)
     if kind == "b":
         return rng.choice(["true", "false"])
     if kind == "e":
