@@ -13,6 +13,7 @@
 #endif
 
 #include "gstciparallel.h"
+#include "cislices.h"
 
 typedef struct
 {
@@ -96,8 +97,7 @@ gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
     tasks[s].func = func;
     tasks[s].user = user;
     tasks[s].slice = s;
-    tasks[s].first = (gint) ((gint64) units * s / slices) * align;
-    tasks[s].end = MIN ((gint) ((gint64) units * (s + 1) / slices) * align, n);
+    ci_slice_bounds (n, align, slices, s, &tasks[s].first, &tasks[s].end);
   }
   par->pending = slices - 1;
   for (guint s = 1; s < slices; s++)

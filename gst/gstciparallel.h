@@ -28,8 +28,8 @@ guint gst_ci_parallel_slices (GObject * obj, const guint * n_threads,
  * of slices once every call has returned. */
 guint gst_ci_parallel_run (GstCiParallel * par, guint max_slices, gint n,
     gint align, GstCiSliceFunc func, gpointer user);
-/* gst_ci_parallel_run with the GstCiParallel as @data: the form of the
- * references' runners (CiTmRunner, SgmRunner) */
+/* gst_ci_parallel_run with the GstCiParallel as @data: the references'
+ * CiRunner (cislices.h) */
 guint gst_ci_parallel_runner (gpointer data, guint max_slices, gint n,
     gint align, GstCiSliceFunc func, gpointer user);
 

@@ -599,25 +599,15 @@ bloom_rows (void *user, unsigned slice, int first, int end)
   }
 }
 
-static void
-run_stage (CiFbRunner run, void *data, unsigned max_slices, int n,
-    CiFbSliceFn fn, Frame * f)
-{
-  if (run && max_slices > 1)
-    run (data, max_slices, n, 1, fn, f);
-  else
-    fn (f, 0, 0, n);
-}
-
 void
 ci_fb_ref_process_mt (CiFbRef * r, const void *in, size_t in_stride,
     void *out, size_t out_stride, const CiFbFormat * fmt, const CiFbParams * p,
-    CiFbRunner run, void *data, unsigned max_slices)
+    CiRunner run, void *data, unsigned max_slices)
 {
   Frame f = { r, in, in_stride, out, out_stride, fmt, p };
-  run_stage (run, data, max_slices, r->ny, grid_rows, &f);
-  run_stage (run, data, max_slices, 3, convolve_planes, &f);
-  run_stage (run, data, max_slices, r->height, bloom_rows, &f);
+  ci_run_slices (run, data, max_slices, r->ny, 1, grid_rows, &f);
+  ci_run_slices (run, data, max_slices, 3, 1, convolve_planes, &f);
+  ci_run_slices (run, data, max_slices, r->height, 1, bloom_rows, &f);
 }
 
 void

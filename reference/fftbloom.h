@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fftbloom_math.h"      /* CiFbFormat, CiFbParams, CiFbKernel, CiFbGlare */
+#include "cislices.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,20 +63,13 @@ void ci_fb_ref_grid (const CiFbRef * r, int *nx, int *ny);
 void ci_fb_ref_process (CiFbRef * r, const void *in, size_t in_stride,
     void *out, size_t out_stride, const CiFbFormat * fmt,
     const CiFbParams * p);
-/* Rows [first, end) of a stage, slice number @slice (0 ..). */
-typedef void (*CiFbSliceFn) (void *user, unsigned slice, int first, int end);
-/* Calls @fn on at most @max_slices contiguous slices of [0, @n) (inner
- * bounds multiples of @align), which may run at once, and returns the
- * number of slices once every call has returned. */
-typedef unsigned (*CiFbRunner) (void *data, unsigned max_slices, int n,
-    int align, CiFbSliceFn fn, void *user);
 /* ci_fb_ref_process with its stages in slices through @run (NULL: on the
  * caller's thread): the bright pass and the output by rows, the three
  * planes' transforms side by side (each plane has its own plans). The
  * output is the same for any slicing. */
 void ci_fb_ref_process_mt (CiFbRef * r, const void *in, size_t in_stride,
     void *out, size_t out_stride, const CiFbFormat * fmt,
-    const CiFbParams * p, CiFbRunner run, void *data, unsigned max_slices);
+    const CiFbParams * p, CiRunner run, void *data, unsigned max_slices);
 /* The linear bright-pass + downsample stage and the bloom after the inverse
  * FFT, exposed for the stage tests: planes of the low-res image (w x h,
  * stride w floats, 3 planes). */

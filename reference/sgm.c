@@ -679,21 +679,18 @@ job_slice (void *user, unsigned slice, int first, int end)
 }
 
 static void
-run_stage (SgmJob * j, int stage, int n, SgmRunner run, void *data,
+run_stage (SgmJob * j, int stage, int n, CiRunner run, void *data,
     unsigned max_slices)
 {
   j->stage = stage;
-  if (run && max_slices > 1)
-    run (data, max_slices, n, 1, job_slice, j);
-  else
-    job_slice (j, 0, 0, n);
+  ci_run_slices (run, data, max_slices, n, 1, job_slice, j);
 }
 
 int
 sgm_ref_compute_mt (const SgmParams * p,
     const uint8_t * left, size_t left_stride,
     const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp,
-    SgmRunner run, void *data, unsigned max_slices)
+    CiRunner run, void *data, unsigned max_slices)
 {
   if (sgm_params_valid (p) < 0)
     return -1;

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include "sgm_math.h"
 
+#include "cislices.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -70,22 +72,15 @@ int sgm_ref_compute (const SgmParams * p,
     const uint8_t * left, size_t left_stride,
     const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp);
 
-/* Items [first, end) of a stage (views, sweeps or rows); @slice 0 ... */
-typedef void (*SgmSliceFn) (void *user, unsigned slice, int first, int end);
-/* Calls @fn on at most @max_slices contiguous slices of [0, @n) (inner
- * bounds multiples of @align), which may run at once, and returns the
- * number of slices once every call has returned. */
-typedef unsigned (*SgmRunner) (void *data, unsigned max_slices, int n,
-    int align, SgmSliceFn fn, void *user);
 /* sgm_ref_compute with its stages in slices through @run (NULL: on the
- * caller's thread): the census of the two views, the costs and the WTA,
+ * caller's thread; the items are views, sweeps or rows): the census of the two views, the costs and the WTA,
  * LR check and median by rows, the two sweeps at once into one sum (each
  * row set by the first, added to by the second). The output is the same
  * for any slicing. */
 int sgm_ref_compute_mt (const SgmParams * p,
     const uint8_t * left, size_t left_stride,
     const uint8_t * right, size_t right_stride, SgmLuma luma, int16_t * disp,
-    SgmRunner run, void *data, unsigned max_slices);
+    CiRunner run, void *data, unsigned max_slices);
 
 #ifdef __cplusplus
 }

@@ -305,7 +305,7 @@ struct CiTonemap
   /* the row loops: one slice on the caller's thread, or tm->run's slices
    * (at most max_slices), each with its own histogram and range, added or
    * compared in slice order afterwards */
-  CiTmRunner run;
+  CiRunner run;
   void *run_data;
   unsigned max_slices;
   uint32_t *slice_hist;         /* max_slices x bins */
@@ -352,7 +352,7 @@ ci_tonemap_free (CiTonemap * tm)
 }
 
 int
-ci_tonemap_set_runner (CiTonemap * tm, CiTmRunner run, void *data,
+ci_tonemap_set_runner (CiTonemap * tm, CiRunner run, void *data,
     unsigned max_slices)
 {
   if (max_slices < 1)
@@ -477,11 +477,8 @@ static void
 run_pass (CiTonemap * tm, Slices * j, float *mn, float *mx)
 {
   const int h = tm->p.height, bins = tm->p.bins;
-  unsigned n = 1;
-  if (tm->run)
-    n = tm->run (tm->run_data, tm->max_slices, h, 2, slice_rows, j);
-  else
-    slice_rows (j, 0, 0, h);
+  const unsigned n = ci_run_slices (tm->run, tm->run_data, tm->max_slices,
+      h, 2, slice_rows, j);
   if (j->pass == PASS_MINMAX || j->pass == PASS_MAP) {
     float lo = INFINITY, hi = -INFINITY;
     for (unsigned s = 0; s < n; s++) {

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "tonemap_math.h"
+#include "cislices.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,17 +85,10 @@ typedef struct CiTonemap CiTonemap;
 CiTonemap *ci_tonemap_new (const CiTmConfig * cfg);
 void ci_tonemap_free (CiTonemap * tm);
 
-/* Rows [first, end) of a pass, slice number @slice (0 ..). */
-typedef void (*CiTmSliceFn) (void *user, unsigned slice, int first, int end);
-/* Calls @fn on at most @max_slices contiguous slices of rows [0, @n) whose
- * inner bounds are multiples of @align, returns the number of slices once
- * every call has returned (the calls may run at once). */
-typedef unsigned (*CiTmRunner) (void *data, unsigned max_slices, int n,
-    int align, CiTmSliceFn fn, void *user);
 /* ci_tonemap_process's row loops through @run (NULL: on the caller's
  * thread, one slice). The output is the same for any slicing. Returns -1
  * out of memory (nothing changed), else 0. */
-int ci_tonemap_set_runner (CiTonemap * tm, CiTmRunner run, void *data,
+int ci_tonemap_set_runner (CiTonemap * tm, CiRunner run, void *data,
     unsigned max_slices);
 const CiTmConfig *ci_tonemap_get_config (const CiTonemap * tm);
 /* Run-time changes (operator, peaks, smoothing, threshold); bins/format

@@ -939,9 +939,8 @@ ci_thread_runner (void *data, unsigned max_slices, int n, int align,
   CiSlice sl[16];
   pthread_t t[16];
   for (unsigned i = 0; i < k; i++) {
-    const int a = (int) ((long) units * i / k) * align;
-    const int b = (int) ((long) units * (i + 1) / k) * align;
-    sl[i] = (CiSlice) { fn, user, i, a, b < n ? b : n };
+    sl[i] = (CiSlice) { fn, user, i, 0, 0 };
+    ci_slice_bounds (n, align, k, i, &sl[i].first, &sl[i].end);
     pthread_create (&t[i], NULL, slice_main, &sl[i]);
   }
   for (unsigned i = 0; i < k; i++)

@@ -8,6 +8,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include "cislices.h"
 
 G_BEGIN_DECLS
 
@@ -134,10 +135,8 @@ void ci_same_picture (GstBuffer * a, GstBuffer * b, const GstVideoInfo * oi,
 GstBuffer *ci_random_frame (const char *caps, GstVideoInfo * info,
     uint64_t seed, const guint8 ** data);
 
-/* A runner for the references' row slices (SgmRunner, CiTmRunner): one
- * plain thread per slice, at most 16, the contiguous slices of [0, @n)
- * whose inner bounds are multiples of @align; returns the slice count. */
-typedef void (*CiSliceFn) (void *user, unsigned slice, int first, int end);
+/* A CiRunner (cislices.h) for the references: one plain thread per
+ * slice, at most 16; returns the slice count. */
 unsigned ci_thread_runner (void *data, unsigned max_slices, int n, int align,
     CiSliceFn fn, void *user);
 
