@@ -322,18 +322,34 @@ ci_fb_kernel_for_frame (const CiFbGlare * g, const CiFbImage * img,
 
 /* ---- the FFT pipeline ---- */
 
+/* The 2-D transforms run as 1-D ones over fixed chunks of FFT_ROWS rows
+ * and FFT_COLS columns, each chunk by one plan (a full chunk's or the
+ * last one's), so threads can share a plane and a sample's bits do not
+ * depend on how the chunks are spread over them. The spectrum is stored
+ * by columns (the row transforms write it transposed), so the column
+ * transforms and the product with the kernel's spectrum run over
+ * contiguous memory. Strides are padded so each chunk starts a multiple
+ * of 64 bytes (FFTW's widest SIMD alignment) past the planned one, as
+ * new-array execution requires. */
+#define FFT_ROWS 8
+#define FFT_COLS 16
+
+enum
+{ ROW_FWD, ROW_INV, COL_FWD, COL_INV, N_PLAN_KINDS };
+
 struct CiFbRef
 {
   int width, height, scale;     /* full-resolution frame, divisor */
   int w, h;                     /* low-resolution image */
   int nx, ny, nxc;              /* grid, complex row length nx/2+1 */
+  int nxs, nys;                 /* strides: grid rows (floats), spectrum
+                                 * columns (complex) */
   int kch;                      /* kernel planes (1 or 3) */
-  float *grid;                  /* 3 real planes ny x nx */
-  fftwf_complex *spec;          /* 3 planes ny x nxc */
+  float *grid;                  /* 3 real planes ny x nxs */
+  fftwf_complex *spec;          /* 3 planes nxc x nys, by columns */
   fftwf_complex *kspec;         /* kch planes, scaled by 1/(nx ny) */
-  /* a plan per plane, so that planes can be transformed at once and a
-   * plane's bits do not depend on how many run together */
-  fftwf_plan fwd[3], inv[3];
+  /* [kind][0]: a full chunk, [kind][1]: the last, shorter one (or NULL) */
+  fftwf_plan plan[N_PLAN_KINDS][2];
   float lut8[256];
   /* 8-bit sRGB encode by table, the same codes as ci_fb_encode (a quarter
    * of a frame's time went to its powf) */
@@ -357,13 +373,12 @@ static void
 ref_clear (CiFbRef * r)
 {
   pthread_mutex_lock (&plan_lock);
-  for (int c = 0; c < 3; c++) {
-    if (r->fwd[c])
-      fftwf_destroy_plan (r->fwd[c]);
-    if (r->inv[c])
-      fftwf_destroy_plan (r->inv[c]);
-    r->fwd[c] = r->inv[c] = NULL;
-  }
+  for (int k = 0; k < N_PLAN_KINDS; k++)
+    for (int i = 0; i < 2; i++) {
+      if (r->plan[k][i])
+        fftwf_destroy_plan (r->plan[k][i]);
+      r->plan[k][i] = NULL;
+    }
   fftwf_free (r->grid);
   fftwf_free (r->spec);
   fftwf_free (r->kspec);
@@ -389,6 +404,80 @@ ci_fb_ref_grid (const CiFbRef * r, int *nx, int *ny)
   *ny = r->ny;
 }
 
+/* Plans [ROW_*][0] for full chunks of FFT_ROWS rows, where there is one,
+ * and [ROW_*][1] for the last, shorter chunk, where there is one: each on
+ * plane 0 at such a chunk; likewise for columns. 0 if all were made. */
+static int
+make_plans (CiFbRef * r)
+{
+  int nx = r->nx, ny = r->ny, ok = 1;
+  for (int i = 0; i < 2; i++) {
+    int rows = i == 0 ? (ny >= FFT_ROWS ? FFT_ROWS : 0) : ny % FFT_ROWS;
+    int cols = i == 0 ? (r->nxc >= FFT_COLS ? FFT_COLS : 0) : r->nxc % FFT_COLS;
+    if (rows) {
+      float *g = r->grid + (size_t) (ny - rows) * r->nxs;
+      fftwf_complex *s = r->spec + (ny - rows);
+      r->plan[ROW_FWD][i] = fftwf_plan_many_dft_r2c (1, &nx, rows, g, NULL,
+          1, r->nxs, s, NULL, r->nys, 1, FFTW_ESTIMATE);
+      r->plan[ROW_INV][i] = fftwf_plan_many_dft_c2r (1, &nx, rows, s, NULL,
+          r->nys, 1, g, NULL, 1, r->nxs, FFTW_ESTIMATE);
+      ok &= r->plan[ROW_FWD][i] && r->plan[ROW_INV][i];
+    }
+    if (cols) {
+      fftwf_complex *s = r->spec + (size_t) (r->nxc - cols) * r->nys;
+      r->plan[COL_FWD][i] = fftwf_plan_many_dft (1, &ny, cols, s, NULL,
+          1, r->nys, s, NULL, 1, r->nys, FFTW_FORWARD, FFTW_ESTIMATE);
+      r->plan[COL_INV][i] = fftwf_plan_many_dft (1, &ny, cols, s, NULL,
+          1, r->nys, s, NULL, 1, r->nys, FFTW_BACKWARD, FFTW_ESTIMATE);
+      ok &= r->plan[COL_FWD][i] && r->plan[COL_INV][i];
+    }
+  }
+  return ok ? 0 : -1;
+}
+
+/* The plan of chunk @chunk of @n items in chunks of @size: the full or
+ * the last one's. */
+static fftwf_plan
+chunk_plan (const CiFbRef * r, int kind, int chunk, int n, int size)
+{
+  return (chunk + 1) * size <= n ? r->plan[kind][0] : r->plan[kind][1];
+}
+
+/* Plane @c's rows [first, end) (a multiple of FFT_ROWS, or the end),
+ * forward: grid -> spec. */
+static void
+rows_forward (CiFbRef * r, int c, int first, int end)
+{
+  for (int j = first; j < end; j += FFT_ROWS)
+    fftwf_execute_dft_r2c (chunk_plan (r, ROW_FWD, j / FFT_ROWS, r->ny,
+            FFT_ROWS), r->grid + ((size_t) c * r->ny + j) * r->nxs,
+        r->spec + (size_t) c * r->nxc * r->nys + j);
+}
+
+static void
+rows_inverse (CiFbRef * r, int c, int first, int end)
+{
+  for (int j = first; j < end; j += FFT_ROWS)
+    fftwf_execute_dft_c2r (chunk_plan (r, ROW_INV, j / FFT_ROWS, r->ny,
+            FFT_ROWS), r->spec + (size_t) c * r->nxc * r->nys + j,
+        r->grid + ((size_t) c * r->ny + j) * r->nxs);
+}
+
+/* Plane @c's column chunk at column @x, in place (@kind COL_FWD/COL_INV). */
+static void
+columns (CiFbRef * r, int kind, int c, int x)
+{
+  fftwf_complex *p = r->spec + ((size_t) c * r->nxc + x) * r->nys;
+  fftwf_execute_dft (chunk_plan (r, kind, x / FFT_COLS, r->nxc, FFT_COLS),
+      p, p);
+}
+
+static int
+round_up (int v, int m)
+{
+  return (v + m - 1) / m * m;
+}
+
 int
 ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
     int height, int scale)
@@ -399,30 +488,25 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
   int w = ci_fb_scaled (width, scale), h = ci_fb_scaled (height, scale);
   int nx = ci_fb_grid_size (w, k->width, k->cx);
   int ny = ci_fb_grid_size (h, k->height, k->cy);
-  int nxc = nx / 2 + 1;
-  size_t np = (size_t) nx * ny, ncp = (size_t) nxc * ny;
+  int nxc = nx / 2 + 1, nxs = round_up (nx, 16), nys = round_up (ny, 8);
+  size_t np = (size_t) nxs * ny, ncp = (size_t) nxc * nys;
   if (nx != r->nx || ny != r->ny || k->channels != r->kch) {
     ref_clear (r);
     pthread_mutex_lock (&plan_lock);
     r->grid = fftwf_alloc_real (3 * np);
     r->spec = fftwf_alloc_complex (3 * ncp);
     r->kspec = fftwf_alloc_complex (k->channels * ncp);
-    int planned = 0;
-    for (int c = 0; c < 3 && r->grid && r->spec && r->kspec; c++) {
-      r->fwd[c] = fftwf_plan_dft_r2c_2d (ny, nx, r->grid + c * np,
-          r->spec + c * ncp, FFTW_ESTIMATE);
-      r->inv[c] = fftwf_plan_dft_c2r_2d (ny, nx, r->spec + c * ncp,
-          r->grid + c * np, FFTW_ESTIMATE);
-      planned += r->fwd[c] && r->inv[c];
-    }
-    pthread_mutex_unlock (&plan_lock);
-    if (planned != 3) {
-      ref_clear (r);
-      return -1;
-    }
     r->nx = nx;
     r->ny = ny;
     r->nxc = nxc;
+    r->nxs = nxs;
+    r->nys = nys;
+    int ok = r->grid && r->spec && r->kspec && make_plans (r) == 0;
+    pthread_mutex_unlock (&plan_lock);
+    if (!ok) {
+      ref_clear (r);
+      return -1;
+    }
     r->kch = k->channels;
   }
   r->width = width;
@@ -437,15 +521,20 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
     for (int y = 0; y < k->height; y++)
       for (int x = 0; x < k->width; x++) {
         int gx = ((x - k->cx) % nx + nx) % nx, gy = ((y - k->cy) % ny + ny) % ny;
-        r->grid[c * np + (size_t) gy * nx + gx] =
+        r->grid[c * np + (size_t) gy * nxs + gx] =
             k->data[(size_t) c * k->width * k->height + (size_t) y * k->width + x];
       }
-  for (int c = 0; c < k->channels; c++)
-    fftwf_execute (r->fwd[c]);
-  float norm = 1.0f / (float) np;
-  for (size_t i = 0; i < k->channels * ncp; i++) {
-    r->kspec[i][0] = r->spec[i][0] * norm;
-    r->kspec[i][1] = r->spec[i][1] * norm;
+  float norm = 1.0f / ((float) nx * (float) ny);
+  for (int c = 0; c < k->channels; c++) {
+    rows_forward (r, c, 0, ny);
+    for (int x = 0; x < nxc; x += FFT_COLS)
+      columns (r, COL_FWD, c, x);
+    for (int x = 0; x < nxc; x++)
+      for (int y = 0; y < ny; y++) {
+        size_t i = c * ncp + (size_t) x * nys + y;
+        r->kspec[i][0] = r->spec[i][0] * norm;
+        r->kspec[i][1] = r->spec[i][1] * norm;
+      }
   }
   return 0;
 }
@@ -487,6 +576,23 @@ bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
 {
   int w = ci_fb_scaled (width, scale);
   size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
+  if (scale == 1) {
+    /* one pixel a texel: the mean below is the pixel itself, the same
+     * bits (0 + v and v / 1 are v), at a third of the time */
+    for (int j = j0; j < j1; j++) {
+      const uint8_t *px = (const uint8_t *) in + j * in_stride;
+      float *o = planes + j * row_stride;
+      for (int i = 0; i < w; i++, px += pxb) {
+        float rgb[3];
+        decode_px (lut8, px, fmt, rgb);
+        float f = ci_fb_bright_factor (rgb[0], rgb[1], rgb[2], p->threshold,
+            p->knee);
+        for (int c = 0; c < 3; c++)
+          o[c * plane_stride + i] = rgb[c] * f;
+      }
+    }
+    return;
+  }
   for (int j = j0; j < j1; j++)
     for (int i = 0; i < w; i++) {
       float acc[3] = { 0, 0, 0 };
@@ -529,39 +635,58 @@ typedef struct
 
 /* grid rows [first, end): the bright pass inside the low-res image, zeros
  * around it */
+/* grid rows [first, end) (whole row chunks): the bright pass inside the
+ * low-res image, zeros around it, then their forward row transforms */
 static void
 grid_rows (void *user, unsigned slice, int first, int end)
 {
   const Frame *f = user;
   CiFbRef *r = f->r;
-  size_t np = (size_t) r->nx * r->ny;
+  size_t np = (size_t) r->nxs * r->ny;
   bright_planes (r->lut8, f->in, f->in_stride, r->width, r->height, r->scale,
-      f->fmt, f->p, r->grid, np, r->nx, first, end < r->h ? end : r->h);
-  for (int c = 0; c < 3; c++)
+      f->fmt, f->p, r->grid, np, r->nxs, first, end < r->h ? end : r->h);
+  for (int c = 0; c < 3; c++) {
     for (int j = first; j < end; j++) {
       int x0 = j < r->h ? r->w : 0;
-      memset (r->grid + c * np + (size_t) j * r->nx + x0, 0,
+      memset (r->grid + c * np + (size_t) j * r->nxs + x0, 0,
           (size_t) (r->nx - x0) * sizeof (float));
     }
+    rows_forward (r, c, first, end);
+  }
 }
 
-/* planes [first, end): forward, times the kernel's spectrum, inverse */
+/* spectrum columns [first, end) (whole column chunks) of each plane:
+ * forward, times the kernel's spectrum, inverse */
 static void
-convolve_planes (void *user, unsigned slice, int first, int end)
+convolve_columns (void *user, unsigned slice, int first, int end)
 {
   CiFbRef *r = ((const Frame *) user)->r;
-  size_t ncp = (size_t) r->nxc * r->ny;
-  for (int c = first; c < end; c++) {
-    fftwf_execute (r->fwd[c]);
-    fftwf_complex *s = r->spec + c * ncp;
-    const fftwf_complex *u = r->kspec + (r->kch == 3 ? c : 0) * ncp;
-    for (size_t i = 0; i < ncp; i++) {
-      float a = s[i][0], b = s[i][1];
-      s[i][0] = a * u[i][0] - b * u[i][1];
-      s[i][1] = a * u[i][1] + b * u[i][0];
+  size_t ncp = (size_t) r->nxc * r->nys;
+  for (int x0 = first; x0 < end; x0 += FFT_COLS) {
+    int x1 = x0 + FFT_COLS < r->nxc ? x0 + FFT_COLS : r->nxc;
+    for (int c = 0; c < 3; c++) {
+      columns (r, COL_FWD, c, x0);
+      fftwf_complex *s = r->spec + c * ncp;
+      const fftwf_complex *u = r->kspec + (r->kch == 3 ? c : 0) * ncp;
+      for (int x = x0; x < x1; x++)
+        for (int y = 0; y < r->ny; y++) {
+          size_t i = (size_t) x * r->nys + y;
+          float a = s[i][0], b = s[i][1];
+          s[i][0] = a * u[i][0] - b * u[i][1];
+          s[i][1] = a * u[i][1] + b * u[i][0];
+        }
+      columns (r, COL_INV, c, x0);
     }
-    fftwf_execute (r->inv[c]);
   }
+}
+
+/* grid rows [first, end) (whole row chunks): inverse row transforms */
+static void
+inverse_rows (void *user, unsigned slice, int first, int end)
+{
+  CiFbRef *r = ((const Frame *) user)->r;
+  for (int c = 0; c < 3; c++)
+    rows_inverse (r, c, first, end);
 }
 
 /* output rows [first, end) */
@@ -571,10 +696,31 @@ bloom_rows (void *user, unsigned slice, int first, int end)
   const Frame *f = user;
   const CiFbRef *r = f->r;
   const CiFbFormat *fmt = f->fmt;
-  size_t np = (size_t) r->nx * r->ny;
+  size_t np = (size_t) r->nxs * r->ny;
   const int off[3] = { fmt->off_r, fmt->off_g, fmt->off_b };
   size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
   int tab = fmt->bytes_per_sample == 1 && fmt->srgb && r->have_enc8;
+  if (r->scale == 1) {
+    /* no upsampling: the interpolation below gives the grid's sample
+     * itself (v * 1 + v * 0), the same bits */
+    for (int y = first; y < end; y++) {
+      const uint8_t *sp = (const uint8_t *) f->in + y * f->in_stride;
+      uint8_t *dp = (uint8_t *) f->out + y * f->out_stride;
+      const float *g = r->grid + (size_t) y * r->nxs;
+      for (int x = 0; x < r->width; x++, sp += pxb, dp += pxb) {
+        memcpy (dp, sp, pxb);
+        float rgb[3];
+        decode_px (r->lut8, sp, fmt, rgb);
+        for (int c = 0; c < 3; c++) {
+          float v = rgb[c] + f->p->intensity * g[c * np + x];
+          store_sample (dp, off[c], fmt->bytes_per_sample, tab ?
+              ci_fb_encode8_tab (v, r->enc8.code, r->enc8.thr) :
+              ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb));
+        }
+      }
+    }
+    return;
+  }
   for (int y = first; y < end; y++) {
     int y0, y1;
     float fy;
@@ -592,10 +738,10 @@ bloom_rows (void *user, unsigned slice, int first, int end)
       decode_px (r->lut8, sp, fmt, rgb);
       for (int c = 0; c < 3; c++) {
         const float *g = r->grid + c * np;
-        float top = g[(size_t) y0 * r->nx + x0] * (1.0f - fx)
-            + g[(size_t) y0 * r->nx + x1] * fx;
-        float bot = g[(size_t) y1 * r->nx + x0] * (1.0f - fx)
-            + g[(size_t) y1 * r->nx + x1] * fx;
+        float top = g[(size_t) y0 * r->nxs + x0] * (1.0f - fx)
+            + g[(size_t) y0 * r->nxs + x1] * fx;
+        float bot = g[(size_t) y1 * r->nxs + x0] * (1.0f - fx)
+            + g[(size_t) y1 * r->nxs + x1] * fx;
         float bloom = top * (1.0f - fy) + bot * fy;
         float v = rgb[c] + f->p->intensity * bloom;
         store_sample (dp, off[c], fmt->bytes_per_sample, tab ?
@@ -612,8 +758,10 @@ ci_fb_ref_process_mt (CiFbRef * r, const void *in, size_t in_stride,
     CiRunner run, void *data, unsigned max_slices)
 {
   Frame f = { r, in, in_stride, out, out_stride, fmt, p };
-  ci_run_slices (run, data, max_slices, r->ny, 1, grid_rows, &f);
-  ci_run_slices (run, data, max_slices, 3, 1, convolve_planes, &f);
+  ci_run_slices (run, data, max_slices, r->ny, FFT_ROWS, grid_rows, &f);
+  ci_run_slices (run, data, max_slices, r->nxc, FFT_COLS, convolve_columns,
+      &f);
+  ci_run_slices (run, data, max_slices, r->ny, FFT_ROWS, inverse_rows, &f);
   ci_run_slices (run, data, max_slices, r->height, 1, bloom_rows, &f);
 }
 
