@@ -18,7 +18,8 @@
 # memcheck": any error it reports fails the case. FUZZ_DEVICES=N (N >= 2)
 # draws the cuda-device-id of cudaupload, the element (-1 too) and
 # cudadownload from 0..N-1, from a generator of its own, so each seed's
-# other draws stay those of one GPU.
+# other draws stay those of one GPU. FUZZ_ONLY=tonemap,sgm limits the run
+# to those elements.
 # Prints one block per failure and a table; exits 1 if anything failed.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import concurrent.futures as cf
@@ -331,7 +332,10 @@ failed = 0
 table = {}
 with cf.ThreadPoolExecutor(max(2, (os.cpu_count() or 2) // 2)) as ex:
     jobs = []
+    only = os.environ.get("FUZZ_ONLY")
     for algo in ALGOS:
+        if only and algo not in only.split(","):
+            continue
         props = properties("cpu" + algo)
         for seed in range(first, first + ncases):
             jobs.append(ex.submit(run_case, algo, props, seed))
