@@ -25,6 +25,8 @@
 #include "config.h"
 #endif
 
+#include <stdlib.h>
+
 #include "gstcudaimagingfilter.h"
 #include "gstcivideo.h"
 #include "gstcicontrol.h"
@@ -809,6 +811,20 @@ gst_cuda_imaging_filter_decide_allocation (GstBaseTransform * trans,
       query);
 }
 
+/* CI_NO_PEER_ACCESS=1 treats other contexts' CUDA memory as devices
+ * without peer access get it (through host memory), so that path can be
+ * tested on GPUs that have peer access. */
+static gboolean
+peer_access_off (void)
+{
+  static gint off = -1;
+  if (g_atomic_int_get (&off) < 0) {
+    const gchar *e = g_getenv ("CI_NO_PEER_ACCESS");
+    g_atomic_int_set (&off, e && atoi (e) ? 1 : 0);
+  }
+  return g_atomic_int_get (&off);
+}
+
 /* A buffer whose memory our kernels may address directly. */
 static gboolean
 is_our_cuda_buffer (GstCudaImagingFilterPrivate * priv, GstBuffer * buf)
@@ -820,8 +836,8 @@ is_our_cuda_buffer (GstCudaImagingFilterPrivate * priv, GstBuffer * buf)
   if (!gst_is_cuda_memory (mem))
     return FALSE;
   return GST_CUDA_MEMORY_CAST (mem)->context == priv->context ||
-      gst_cuda_context_can_access_peer (priv->context,
-      GST_CUDA_MEMORY_CAST (mem)->context);
+      (!peer_access_off () && gst_cuda_context_can_access_peer (priv->context,
+          GST_CUDA_MEMORY_CAST (mem)->context));
 }
 
 static GstFlowReturn
