@@ -198,6 +198,51 @@ GST_START_TEST (test_formats)
 }
 GST_END_TEST;
 
+/* New caps mid-stream (a camera switching modes, an adaptive stream): one
+ * element (in @h) through formats and sizes, larger and smaller and back,
+ * each frame checked against the reference (new FFT grids and buffers);
+ * @cuda: only formats cudaupload takes. */
+static void
+check_caps_changes (GstHarness * h, GstElement * element, gboolean cuda)
+{
+  static const struct
+  {
+    const char *fmt;
+    int w, h;
+    gboolean linear;
+  } steps[] = {
+    {"RGBA", 64, 41, FALSE}, {"BGRx", 131, 77, FALSE},
+    {"RGBA64_LE", 37, 90, TRUE}, {"ARGB", 5, 3, FALSE},
+    {"RGBA", 64, 41, FALSE}, {"ABGR", 640, 361, FALSE},
+  };
+  Setup s;
+  setup_defaults (&s);
+  s.p.threshold = 0.3f;
+  g_object_set (element, "threshold", 0.3f, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
+    if (cuda && steps[i].linear)
+      continue;
+    GstVideoInfo info;
+    caps_for (&info, steps[i].fmt, steps[i].w, steps[i].h, steps[i].linear);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    gst_harness_set_sink_caps (h, caps);
+    gchar *what = g_strdup_printf ("step %u: %s %dx%d%s", i, steps[i].fmt,
+        steps[i].w, steps[i].h, cuda ? " in CUDA memory" : "");
+    push_and_check (h, &info, &s, 300 + i, what);
+    g_free (what);
+  }
+}
+
+GST_START_TEST (test_caps_changes)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  check_caps_changes (h, h->element, FALSE);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* Properties changed between buffers while PLAYING take effect at once,
  * including kernel-shaping ones (cached spectrum replaced). */
 GST_START_TEST (test_properties_while_playing)
@@ -461,6 +506,7 @@ fftbloom_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_caps_changes);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);

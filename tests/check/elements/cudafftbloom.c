@@ -38,6 +38,22 @@ GST_END_TEST;
  * so their kernels are the same functions: the second one's smaller
  * shared-memory need must not lower the limit the first one launches
  * with (1080p: 2048-point rows; 720p: 1350). */
+GST_START_TEST (test_caps_changes_cuda_memory)
+{
+  if (!ci_have_cudaupload ())
+    return;
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudafftbloom name=fb ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload");
+  GstElement *fb = gst_bin_get_by_name (GST_BIN (h->element), "fb");
+  ci_watch_memory (fb);
+  check_caps_changes (h, fb, TRUE);
+  ci_check_cuda_memory (fb);
+  gst_object_unref (fb);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_shared_context_sizes)
 {
   GstHarness *h = gst_harness_new_parse ("cudafftbloom name=a ! "
@@ -120,6 +136,7 @@ main (int argc, char **argv)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_caps_changes_cuda_memory);
   tcase_add_test (tc, test_shared_context_sizes);
   tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_devices);

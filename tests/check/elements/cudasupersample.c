@@ -42,6 +42,22 @@ grab_ctx (GstPad * pad, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
+GST_START_TEST (test_caps_changes_cuda_memory)
+{
+  if (!ci_have_cudaupload ())
+    return;
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudasupersample name=ss ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload");
+  GstElement *ss = gst_bin_get_by_name (GST_BIN (h->element), "ss");
+  ci_watch_memory (ss);
+  check_caps_changes (h, TRUE);
+  ci_check_cuda_memory (ss);
+  gst_object_unref (ss);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_cuda_memory_shared_context)
 {
   if (!ci_have_cudaupload ())
@@ -187,6 +203,7 @@ main (int argc, char **argv)
   if (gpu) {
     add_common_cases (tc);
     tcase_add_test (tc, test_cuda_memory_shared_context);
+    tcase_add_test (tc, test_caps_changes_cuda_memory);
     tcase_add_test (tc, test_oom_on_caps_change);
     tcase_add_test (tc, test_pinned_pools);
     tcase_add_test (tc, test_devices);

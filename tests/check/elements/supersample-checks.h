@@ -101,6 +101,38 @@ GST_START_TEST (test_all_formats)
 }
 GST_END_TEST;
 
+/* New caps mid-stream, as a camera switching modes or an adaptive stream
+ * gives: one element (@h) through formats and sizes, larger and smaller
+ * and back to the first, each frame exactly the reference's; @cuda: only
+ * formats cudaupload takes. */
+static void
+check_caps_changes (GstHarness * h, gboolean cuda)
+{
+  static const struct
+  {
+    const gchar *fmt;
+    gint sw, sh, dw, dh;
+    gboolean not_cuda;
+  } steps[] = {
+    {"RGBA", 67, 43, 31, 17}, {"NV12", 640, 360, 213, 120},
+    {"GRAY16_LE", 33, 21, 33, 7, TRUE}, {"RGBA", 67, 43, 31, 17},
+    {"I420_10LE", 1001, 3, 17, 2}, {"RGBA", 1920, 1080, 640, 361},
+    {"Y444", 5, 5, 1, 1}, {"P010_10LE", 130, 66, 129, 65},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    if (!cuda || !steps[i].not_cuda)
+      check_scale (h, steps[i].fmt, steps[i].sw, steps[i].sh, steps[i].dw,
+          steps[i].dh, 500 + i);
+}
+
+GST_START_TEST (test_caps_changes)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  check_caps_changes (h, FALSE);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_extreme_ratios)
 {
   static const gint cases[][4] = { {64, 64, 63, 1}, {7, 5, 1, 1}, {1000, 1000, 3, 997},
@@ -428,6 +460,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_buffer_layouts);
   tcase_add_test (tc, test_all_formats);
   tcase_add_test (tc, test_extreme_ratios);
+  tcase_add_test (tc, test_caps_changes);
   tcase_add_test (tc, test_passthrough_on_equal_caps);
   tcase_add_test (tc, test_upscale_refused);
   tcase_add_test (tc, test_upscale_explained);
