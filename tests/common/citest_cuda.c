@@ -198,3 +198,83 @@ ci_check_devices (const char *factory, const char *props,
   gst_buffer_unref (ref);
   gst_buffer_unref (in);
 }
+
+static GstBuffer *
+frame_for (const char *caps)
+{
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  fail_unless (c && gst_video_info_from_caps (&info, c), "%s", caps);
+  gst_caps_unref (c);
+  GstBuffer *b = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+  GstMapInfo m;
+  fail_unless (gst_buffer_map (b, &m, GST_MAP_WRITE));
+  ci_fill_random (m.data, m.size, m.size);
+  gst_buffer_unmap (b, &m);
+  return b;
+}
+
+void
+ci_check_oom_on_caps_change (const char *factory, const char *props,
+    const char *small_caps, const char *small_out, const char *big_caps,
+    const char *big_out)
+{
+  gchar *desc = g_strdup_printf ("%s %s", factory, props);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, small_caps);
+  gst_harness_set_sink_caps_str (h, small_out);
+  GstBuffer *out = gst_harness_push_and_pull (h, frame_for (small_caps));
+  fail_unless (out != NULL, "%s: no output at %s", desc, small_caps);
+  gst_buffer_unref (out);
+
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  fail_unless (gst_cuda_context_push (ctx));
+  GPtrArray *hog = g_ptr_array_new ();
+  for (gsize chunk = (gsize) 1 << 30; chunk >= ((gsize) 1 << 20); chunk >>= 2) {
+    CUdeviceptr d;
+    while (CuMemAlloc (&d, chunk) == CUDA_SUCCESS)
+      g_ptr_array_add (hog, (gpointer) (guintptr) d);
+  }
+  gst_cuda_context_pop (NULL);
+
+  gst_harness_set_sink_caps_str (h, big_out);
+  gst_harness_set_src_caps_str (h, big_caps);
+  GstFlowReturn r = gst_harness_push (h, frame_for (big_caps));
+  fail_unless (r != GST_FLOW_OK, "%s: a frame went through with no GPU "
+      "memory left", desc);
+  gchar *text = ci_pop_error (bus, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, NULL);
+  fail_unless (strstr (text, "Out of GPU memory") != NULL, "%s: %s", desc,
+      text);
+  g_print ("%s, %u device blocks held: %s\n", desc, hog->len, text);
+  /* The caps event and then the buffer each negotiate, and each attempt
+   * posts the error: the same one may come again, nothing else. */
+  for (GstMessage * m; (m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));) {
+    GError *e = NULL;
+    gst_message_parse_error (m, &e, NULL);
+    fail_unless (g_error_matches (e, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_NO_SPACE_LEFT) && !strcmp (e->message, text),
+        "%s: another error after \"%s\": %s", desc, text, e->message);
+    g_error_free (e);
+    gst_message_unref (m);
+  }
+  g_free (text);
+
+  fail_unless (gst_cuda_context_push (ctx));
+  for (guint i = 0; i < hog->len; i++)
+    CuMemFree ((CUdeviceptr) (guintptr) g_ptr_array_index (hog, i));
+  gst_cuda_context_pop (NULL);
+  g_ptr_array_unref (hog);
+  gst_object_unref (ctx);
+
+  /* an out-of-memory refusal is retried with the next buffer, not kept */
+  out = gst_harness_push_and_pull (h, frame_for (big_caps));
+  fail_unless (out != NULL, "%s: no output once memory was back", desc);
+  gst_buffer_unref (out);
+  ci_bus_done (h->element, bus);
+  gst_harness_teardown (h);
+  g_free (desc);
+}

@@ -54,6 +54,18 @@ GST_START_TEST (test_caps_changes_cuda_memory)
 }
 GST_END_TEST;
 
+/* out of GPU memory at a resolution switch: one clear error, then work
+ * again once memory is back */
+GST_START_TEST (test_oom_on_caps_change)
+{
+  ci_check_oom_on_caps_change (FACTORY, "",
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1",
+      "video/x-raw,format=RGBA",
+      "video/x-raw,format=RGBA,width=3840,height=2160,framerate=30/1",
+      "video/x-raw,format=RGBA");
+}
+GST_END_TEST;
+
 GST_START_TEST (test_shared_context_sizes)
 {
   GstHarness *h = gst_harness_new_parse ("cudafftbloom name=a ! "
@@ -140,5 +152,6 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_shared_context_sizes);
   tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_devices);
+  tcase_add_test (tc, test_oom_on_caps_change);
   return ci_check_main (s, "cudafftbloom", argc, argv);
 }

@@ -33,6 +33,18 @@ GST_START_TEST (test_devices)
 }
 GST_END_TEST;
 
+/* out of GPU memory at a resolution switch: one clear error, then work
+ * again once memory is back */
+GST_START_TEST (test_oom_on_caps_change)
+{
+  ci_check_oom_on_caps_change (FACTORY, "num-disparities=128",
+      "video/x-raw,format=GRAY8,width=128,height=48,framerate=30/1",
+      "video/x-raw,format=GRAY16_LE",
+      "video/x-raw,format=GRAY8,width=7680,height=2160,framerate=30/1",
+      "video/x-raw,format=GRAY16_LE");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -50,6 +62,7 @@ cudasgm_suite (void)
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_devices);
+  tcase_add_test (tc, test_oom_on_caps_change);
   suite_add_tcase (s, tc);
   return s;
 }

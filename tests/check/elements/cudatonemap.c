@@ -73,6 +73,18 @@ GST_START_TEST (test_devices)
 }
 GST_END_TEST;
 
+/* out of GPU memory at a resolution switch: one clear error, then work
+ * again once memory is back */
+GST_START_TEST (test_oom_on_caps_change)
+{
+  ci_check_oom_on_caps_change (FACTORY, "smoothing=0",
+      "video/x-raw,format=P010_10LE,width=64,height=48,framerate=30/1,"
+      "colorimetry=bt2100-pq", "video/x-raw,format=BGRx",
+      "video/x-raw,format=P010_10LE,width=7680,height=4320,framerate=30/1,"
+      "colorimetry=bt2100-pq", "video/x-raw,format=BGRx");
+}
+GST_END_TEST;
+
 /* system memory through the pinned pools and through staging */
 GST_START_TEST (test_pinned_pools)
 {
@@ -92,6 +104,7 @@ cudatonemap_suite (void)
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_devices);
+  tcase_add_test (tc, test_oom_on_caps_change);
   tcase_add_test (tc, test_shared_context_bins);
   suite_add_tcase (s, tc);
   return s;
