@@ -80,8 +80,8 @@ def launch(args, prefix=()):
                            args, env=env,
                            capture_output=True, text=True, timeout=TIMEOUT)
         text = r.stdout + r.stderr
-        # the sanitizer exits 0 when gst-launch-1.0 refused the line before
-        # any CUDA call (it exits 1 without one)
+        # when gst-launch-1.0 refuses a line before any CUDA call, it exits
+        # 1 but the sanitizer around it 0
         if (prefix and "terminated before first instrumented API call" in text
                 and re.search(r"^(WARNING: erroneous pipeline|ERROR)", text,
                               re.M)):
