@@ -202,6 +202,15 @@ test_vs_naive (void)
   k = random_kernel (41, 5, 1, 40, 0, 13);
   run_vs_naive ("13x31 kernel 41x5 centre (40,0)", 13, 31, &fmt_rgba, k, &p, 1, 8);
   ci_fb_kernel_free (k);
+  /* the reference's transforms run in chunks of 8 rows and 16 spectrum
+   * columns: a grid smaller than one chunk each way (6x4), and one of
+   * whole chunks only (2430x16: 1216 spectrum columns) */
+  k = random_kernel (3, 3, 3, 1, 1, 14);
+  run_vs_naive ("5x3 kernel 3x3, grid below one chunk", 5, 3, &fmt_rgba, k,
+      &p2, 1, 10);
+  run_vs_naive ("2429x15 kernel 3x3, whole chunks", 2429, 15, &fmt_argb, k, &p2,
+      1, 11);
+  ci_fb_kernel_free (k);
   CiFbGlare g;
   ci_fb_glare_defaults (&g);
   k = ci_fb_kernel_glare (&g, 12);
