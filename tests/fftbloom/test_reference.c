@@ -499,58 +499,74 @@ test_kernels (void)
   ci_fb_kernel_free (k);
 }
 
-/* The reference's full-resolution bright pass (four pixels a step) gives
- * each sample's ci_fb_bright_factor times the sample, bit for bit: odd
- * widths (the lanes' tail), rows past one block, knee 0 and threshold 0,
- * 8 and 16-bit. */
+/* The reference's bright pass (blocks of pixels, four a step) gives each
+ * texel the mean of its pixels' rgb * ci_fb_bright_factor, summed row by
+ * row, left to right, bit for bit: odd widths (the lanes' tails), rows
+ * past one block, clipped texels at the edges, knee 0 and threshold 0,
+ * 8 and 16-bit, every resolution scale. */
 static void
 test_bright_bits (void)
 {
   static const float tk[][2] = { {0.35f, 0.5f}, {0.0f, 0.5f}, {0.6f, 0.0f},
   {0.9f, 1.0f}, {0.05f, 0.3f}
   };
-  static const int sizes[][2] = { {1, 1}, {3, 2}, {257, 3}, {523, 5} };
+  static const int sizes[][2] = { {1, 1}, {3, 2}, {257, 3}, {523, 5},
+  {1031, 7}
+  };
   const CiFbFormat *fmts[] = { &fmt_rgba, &fmt_argb, &fmt_rgba64_lin,
     &fmt_rgba64_srgb
   };
   long bad = 0, n = 0;
   for (unsigned f = 0; f < 4; f++)
-    for (unsigned z = 0; z < 4; z++)
-      for (unsigned t = 0; t < 5; t++) {
-        const CiFbFormat *fmt = fmts[f];
-        int w = sizes[z][0], h = sizes[z][1], bytes = fmt->bytes_per_sample;
-        size_t stride = (size_t) w * 4 * bytes;
-        uint8_t *in = g_malloc (stride * h);
-        ci_fill_random (in, stride * h, 100 * f + 10 * z + t);
-        float *pl = g_malloc (sizeof (float) * 3 * w * h);
-        CiFbParams p = { 1.0f, tk[t][0], tk[t][1] };
-        ci_fb_ref_bright (in, stride, w, h, 1, fmt, &p, pl);
-        const int off[3] = { fmt->off_r, fmt->off_g, fmt->off_b };
-        for (int y = 0; y < h; y++)
-          for (int x = 0; x < w; x++) {
-            float rgb[3];
-            for (int c = 0; c < 3; c++) {
-              const uint8_t *q = in + y * stride + ((size_t) x * 4 + off[c])
-                  * bytes;
-              rgb[c] = ci_fb_decode (bytes == 1 ? q[0] : q[0] | q[1] << 8,
-                  bytes, fmt->srgb);
+    for (unsigned z = 0; z < 5; z++)
+      for (unsigned t = 0; t < 5; t++)
+        for (int sc = 1; sc <= 4; sc *= 2) {
+          const CiFbFormat *fmt = fmts[f];
+          int width = sizes[z][0], height = sizes[z][1];
+          int bytes = fmt->bytes_per_sample;
+          int w = ci_fb_scaled (width, sc), h = ci_fb_scaled (height, sc);
+          size_t stride = (size_t) width * 4 * bytes;
+          uint8_t *in = g_malloc (stride * height);
+          ci_fill_random (in, stride * height, 100 * f + 10 * z + t + sc);
+          float *pl = g_malloc (sizeof (float) * 3 * w * h);
+          CiFbParams p = { 1.0f, tk[t][0], tk[t][1] };
+          ci_fb_ref_bright (in, stride, width, height, sc, fmt, &p, pl);
+          const int off[3] = { fmt->off_r, fmt->off_g, fmt->off_b };
+          for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+              float acc[3] = { 0, 0, 0 };
+              int cnt = 0;
+              for (int y = j * sc; y < (j + 1) * sc && y < height; y++)
+                for (int x = i * sc; x < (i + 1) * sc && x < width; x++) {
+                  float rgb[3];
+                  for (int c = 0; c < 3; c++) {
+                    const uint8_t *q = in + y * stride + ((size_t) x * 4 +
+                        off[c]) * bytes;
+                    rgb[c] = ci_fb_decode (bytes == 1 ? q[0] : q[0] | q[1] <<
+                        8, bytes, fmt->srgb);
+                  }
+                  float fa = ci_fb_bright_factor (rgb[0], rgb[1], rgb[2],
+                      p.threshold, p.knee);
+                  for (int c = 0; c < 3; c++) {
+                    float prod = rgb[c] * fa;
+                    acc[c] += prod;
+                  }
+                  cnt++;
+                }
+              for (int c = 0; c < 3; c++) {
+                float want = acc[c] / (float) cnt;
+                float got = pl[(size_t) c * w * h + (size_t) j * w + i];
+                bad += memcmp (&want, &got, sizeof want) != 0;
+                n++;
+              }
             }
-            float fa = ci_fb_bright_factor (rgb[0], rgb[1], rgb[2], p.threshold,
-                p.knee);
-            for (int c = 0; c < 3; c++) {
-              float want = rgb[c] * fa, got = pl[(size_t) c * w * h +
-                  (size_t) y * w + x];
-              bad += memcmp (&want, &got, sizeof want) != 0;
-              n++;
-            }
-          }
-        g_free (pl);
-        g_free (in);
-      }
-  EXPECT (bad == 0, "bright pass: %ld of %ld samples differ from "
-      "ci_fb_bright_factor", bad, n);
-  printf ("bright pass: %ld samples, %ld differ from ci_fb_bright_factor\n",
-      n, bad);
+          g_free (pl);
+          g_free (in);
+        }
+  EXPECT (bad == 0, "bright pass: %ld of %ld texels differ from the "
+      "plain sums", bad, n);
+  printf ("bright pass: %ld texels (scales 1, 2, 4), %ld differ from the "
+      "plain sums\n", n, bad);
 }
 
 int
