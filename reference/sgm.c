@@ -18,6 +18,7 @@
 #pragma GCC optimize ("O3")
 
 #include "sgm.h"
+#include "ciclones.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,16 +121,9 @@ sgm_ref_census (const uint8_t * img, size_t stride, SgmLuma luma,
   free (words);
 }
 
-/* Hamming distances are popcounts: use the instruction where the CPU has it
- * (GCC picks the clone at load time; the result is the same either way). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SGM_POPCNT_CLONES __attribute__ ((target_clones ("popcnt", "default")))
-#else
-#define SGM_POPCNT_CLONES
-#endif
-
-/* rows [y0, y1) of sgm_ref_cost_volume */
-static SGM_POPCNT_CLONES void
+/* rows [y0, y1) of sgm_ref_cost_volume (Hamming distances are popcounts:
+ * the instruction where the CPU has it) */
+static CI_CLONES ("popcnt") void
 cost_rows (const uint64_t * cl, const uint64_t * cr, const SgmParams * p,
     uint8_t * cost, int y0, int y1)
 {

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "supersample.h"
 #include "supersample_math.h"
+#include "ciclones.h"
 
 static inline unsigned int
 load (const uint8_t * row, int idx, int bps, int shift)
@@ -18,7 +19,8 @@ ci_ref_supersample_plane (const void *src, const CiSsPlane * sp,
   return ci_ref_supersample_rows (src, sp, dst, dp, 0, dp->height);
 }
 
-int
+/* with the FMA instruction where the CPU has it (ciclones.h) */
+CI_FMA_CLONES int
 ci_ref_supersample_rows (const void *src, const CiSsPlane * sp,
     void *dst, const CiSsPlane * dp, int dy0, int dy1)
 {
