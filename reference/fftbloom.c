@@ -620,6 +620,21 @@ bright_block (const float rgb[3][BRIGHT_BLOCK], int n, float threshold,
   }
 }
 
+/* @n pixels from @px into rgb[c][0 .. n) */
+static void
+decode_block (const float *lut8, const uint8_t * px, const CiFbFormat * fmt,
+    int n, float rgb[3][BRIGHT_BLOCK])
+{
+  const size_t pxb = 4 * (size_t) fmt->bytes_per_sample;
+  for (int i = 0; i < n; i++, px += pxb) {
+    float v[3];
+    decode_px (lut8, px, fmt, v);
+    rgb[0][i] = v[0];
+    rgb[1][i] = v[1];
+    rgb[2][i] = v[2];
+  }
+}
+
 /* low-resolution rows [j0, j1) */
 static void
 bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
@@ -638,13 +653,8 @@ bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
       float *o = planes + j * row_stride;
       for (int i0 = 0; i0 < w; i0 += BRIGHT_BLOCK) {
         int n = w - i0 < BRIGHT_BLOCK ? w - i0 : BRIGHT_BLOCK;
-        for (int i = 0; i < n; i++, px += pxb) {
-          float v[3];
-          decode_px (lut8, px, fmt, v);
-          rgb[0][i] = v[0];
-          rgb[1][i] = v[1];
-          rgb[2][i] = v[2];
-        }
+        decode_block (lut8, px, fmt, n, rgb);
+        px += n * pxb;
         bright_block (rgb, n, p->threshold, p->knee, o + i0, o + plane_stride
             + i0, o + 2 * plane_stride + i0);
       }
@@ -666,13 +676,7 @@ bright_planes (const float *lut8, const void *in, size_t in_stride, int width,
         memset (acc[c], 0, sizeof (float) * nt);
       for (int y = ya; y < yb; y++) {
         const uint8_t *px = (const uint8_t *) in + y * in_stride + xa * pxb;
-        for (int x = 0; x < nx; x++, px += pxb) {
-          float v[3];
-          decode_px (lut8, px, fmt, v);
-          rgb[0][x] = v[0];
-          rgb[1][x] = v[1];
-          rgb[2][x] = v[2];
-        }
+        decode_block (lut8, px, fmt, nx, rgb);
         bright_block (rgb, nx, p->threshold, p->knee, prod[0], prod[1],
             prod[2]);
         for (int c = 0; c < 3; c++)
