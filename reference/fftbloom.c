@@ -350,6 +350,10 @@ struct CiFbRef
   fftwf_complex *kspec;         /* kch planes, scaled by 1/(nx ny) */
   /* [kind][0]: a full chunk, [kind][1]: the last, shorter one (or NULL) */
   fftwf_plan plan[N_PLAN_KINDS][2];
+  /* upsampling: output column x reads grid columns ucol[2x], ucol[2x + 1]
+   * with weight ufx[x] on the second */
+  int *ucol;
+  float *ufx;
   float lut8[256];
   /* 8-bit sRGB encode by table, the same codes as ci_fb_encode (a quarter
    * of a frame's time went to its powf) */
@@ -394,6 +398,8 @@ ci_fb_ref_free (CiFbRef * r)
   if (!r)
     return;
   ref_clear (r);
+  free (r->ucol);
+  free (r->ufx);
   free (r);
 }
 
@@ -509,6 +515,20 @@ ci_fb_ref_set_kernel (CiFbRef * r, const CiFbKernel * k, int width,
     }
     r->kch = k->channels;
   }
+  int *ucol = malloc (sizeof (int) * 2 * width);
+  float *ufx = malloc (sizeof (float) * width);
+  if (!ucol || !ufx) {
+    free (ucol);
+    free (ufx);
+    return -1;
+  }
+  for (int x = 0; x < width; x++)
+    ci_fb_upsample_coord (x, scale, w, &ucol[2 * x], &ucol[2 * x + 1],
+        &ufx[x]);
+  free (r->ucol);
+  free (r->ufx);
+  r->ucol = ucol;
+  r->ufx = ufx;
   r->width = width;
   r->height = height;
   r->scale = scale;
@@ -714,8 +734,6 @@ typedef struct
   const CiFbParams *p;
 } Frame;
 
-/* grid rows [first, end): the bright pass inside the low-res image, zeros
- * around it */
 /* grid rows [first, end) (whole row chunks): the bright pass inside the
  * low-res image, zeros around it, then their forward row transforms */
 static void
@@ -802,12 +820,6 @@ bloom_rows (void *user, unsigned slice, int first, int end)
     }
     return;
   }
-  /* the columns' coordinates, the same on every row */
-  int *cx = malloc (sizeof (int) * 2 * r->width);
-  float *cf = malloc (sizeof (float) * r->width);
-  for (int x = 0; cx && cf && x < r->width; x++)
-    ci_fb_upsample_coord (x, r->scale, r->w, &cx[2 * x], &cx[2 * x + 1],
-        &cf[x]);
   for (int y = first; y < end; y++) {
     int y0, y1;
     float fy;
@@ -815,15 +827,8 @@ bloom_rows (void *user, unsigned slice, int first, int end)
     const uint8_t *src = (const uint8_t *) f->in + y * f->in_stride;
     uint8_t *dst = (uint8_t *) f->out + y * f->out_stride;
     for (int x = 0; x < r->width; x++) {
-      int x0, x1;
-      float fx;
-      if (cx && cf) {
-        x0 = cx[2 * x];
-        x1 = cx[2 * x + 1];
-        fx = cf[x];
-      } else {
-        ci_fb_upsample_coord (x, r->scale, r->w, &x0, &x1, &fx);
-      }
+      const int x0 = r->ucol[2 * x], x1 = r->ucol[2 * x + 1];
+      const float fx = r->ufx[x];
       const uint8_t *sp = src + x * pxb;
       uint8_t *dp = dst + x * pxb;
       memcpy (dp, sp, pxb);
@@ -843,8 +848,6 @@ bloom_rows (void *user, unsigned slice, int first, int end)
       }
     }
   }
-  free (cx);
-  free (cf);
 }
 
 void
