@@ -614,6 +614,21 @@ ci_watch_memory (GstElement * e)
   }
 }
 
+GstHarness *
+ci_cuda_memory_harness (const char *element, const char *name,
+    GstElement ** e)
+{
+  gchar *desc = g_strdup_printf ("cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory) ! %s name=%s ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload", element, name);
+  GstHarness *h = gst_harness_new_parse (desc);
+  g_free (desc);
+  *e = gst_bin_get_by_name (GST_BIN (h->element), name);
+  fail_unless (*e != NULL, "no element %s", name);
+  ci_watch_memory (*e);
+  return h;
+}
+
 void
 ci_check_cuda_memory (GstElement * e)
 {

@@ -63,6 +63,12 @@ void ci_watch_memory (GstElement * e);
  * every one of them was in CUDA memory: a caps filter alone does not prove
  * that the element took the CUDA path. */
 void ci_check_cuda_memory (GstElement * e);
+/* A harness for @element (a factory and its properties) named @name,
+ * between a cudaupload named "up" and a cudadownload, memory:CUDAMemory on
+ * both of its sides; *e: the element (a reference), its memory watched by
+ * ci_watch_memory. */
+GstHarness *ci_cuda_memory_harness (const char *element, const char *name,
+    GstElement ** e);
 
 /* Pushes @in (taken) with a region-of-interest meta (x, y, w, h) through
  * @h and fails unless the output carries it as (ex, ey, ew, eh); ew = 0:

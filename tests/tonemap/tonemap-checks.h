@@ -133,11 +133,7 @@ run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   GstHarness *h;
   GstElement *tm;
   if (use_cuda_memory) {
-    h = gst_harness_new_parse ("cudaupload name=up ! "
-        "video/x-raw(memory:CUDAMemory) ! " FACTORY " name=tm ! "
-        "video/x-raw(memory:CUDAMemory) ! cudadownload");
-    tm = gst_bin_get_by_name (GST_BIN (h->element), "tm");
-    ci_watch_memory (tm);
+    h = ci_cuda_memory_harness (FACTORY, "tm", &tm);
   } else {
     h = gst_harness_new (FACTORY);
     tm = gst_object_ref (h->element);

@@ -12,11 +12,9 @@ GST_START_TEST (test_cuda_memory)
 {
   if (!ci_have_cudaupload ())
     return;
-  GstHarness *h = gst_harness_new_parse ("cudaupload name=up ! "
-      "video/x-raw(memory:CUDAMemory) ! cudafftbloom name=fb threshold=0.3 ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload");
-  GstElement *fb = gst_bin_get_by_name (GST_BIN (h->element), "fb");
-  ci_watch_memory (fb);
+  GstElement *fb;
+  GstHarness *h = ci_cuda_memory_harness ("cudafftbloom threshold=0.3", "fb",
+      &fb);
   GstVideoInfo info;
   caps_for (&info, "RGBA", 45, 27, FALSE);
   GstCaps *caps = gst_video_info_to_caps (&info);
@@ -34,19 +32,13 @@ GST_START_TEST (test_cuda_memory)
 }
 GST_END_TEST;
 
-/* Two instances of different sizes in one pipeline share a CUDA context,
- * so their kernels are the same functions: the second one's smaller
- * shared-memory need must not lower the limit the first one launches
- * with (1080p: 2048-point rows; 720p: 1350). */
+/* new caps mid-stream in CUDA memory */
 GST_START_TEST (test_caps_changes_cuda_memory)
 {
   if (!ci_have_cudaupload ())
     return;
-  GstHarness *h = gst_harness_new_parse ("cudaupload ! "
-      "video/x-raw(memory:CUDAMemory) ! cudafftbloom name=fb ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload");
-  GstElement *fb = gst_bin_get_by_name (GST_BIN (h->element), "fb");
-  ci_watch_memory (fb);
+  GstElement *fb;
+  GstHarness *h = ci_cuda_memory_harness ("cudafftbloom", "fb", &fb);
   check_caps_changes (h, fb, TRUE);
   ci_check_cuda_memory (fb);
   gst_object_unref (fb);
@@ -54,8 +46,8 @@ GST_START_TEST (test_caps_changes_cuda_memory)
 }
 GST_END_TEST;
 
-/* out of GPU memory at a resolution switch: one clear error, then work
- * again once memory is back */
+/* out of GPU memory at a resolution switch: a clear error, no crash,
+ * then frames again once memory is back (ci_check_oom_on_caps_change) */
 GST_START_TEST (test_oom_on_caps_change)
 {
   ci_check_oom_on_caps_change (FACTORY, "",
@@ -66,6 +58,10 @@ GST_START_TEST (test_oom_on_caps_change)
 }
 GST_END_TEST;
 
+/* Two instances of different sizes in one pipeline share a CUDA context,
+ * so their kernels are the same functions: the second one's smaller
+ * shared-memory need must not lower the limit the first one launches
+ * with (1080p: 2048-point rows; 720p: 1350). */
 GST_START_TEST (test_shared_context_sizes)
 {
   GstHarness *h = gst_harness_new_parse ("cudafftbloom name=a ! "

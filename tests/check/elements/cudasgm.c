@@ -33,8 +33,8 @@ GST_START_TEST (test_devices)
 }
 GST_END_TEST;
 
-/* out of GPU memory at a resolution switch: one clear error, then work
- * again once memory is back */
+/* out of GPU memory at a resolution switch: a clear error, no crash,
+ * then frames again once memory is back (ci_check_oom_on_caps_change) */
 GST_START_TEST (test_oom_on_caps_change)
 {
   ci_check_oom_on_caps_change (FACTORY, "num-disparities=128",

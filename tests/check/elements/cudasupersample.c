@@ -42,15 +42,13 @@ grab_ctx (GstPad * pad, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
+/* new caps mid-stream in CUDA memory */
 GST_START_TEST (test_caps_changes_cuda_memory)
 {
   if (!ci_have_cudaupload ())
     return;
-  GstHarness *h = gst_harness_new_parse ("cudaupload ! "
-      "video/x-raw(memory:CUDAMemory) ! cudasupersample name=ss ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload");
-  GstElement *ss = gst_bin_get_by_name (GST_BIN (h->element), "ss");
-  ci_watch_memory (ss);
+  GstElement *ss;
+  GstHarness *h = ci_cuda_memory_harness ("cudasupersample", "ss", &ss);
   check_caps_changes (h, TRUE);
   ci_check_cuda_memory (ss);
   gst_object_unref (ss);

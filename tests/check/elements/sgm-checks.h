@@ -153,11 +153,7 @@ new_harness (GstElement ** sgm)
 {
   GstHarness *h;
   if (use_cuda_memory) {
-    h = gst_harness_new_parse ("cudaupload name=up ! "
-        "video/x-raw(memory:CUDAMemory) ! " FACTORY " name=sgm ! "
-        "video/x-raw(memory:CUDAMemory) ! cudadownload");
-    *sgm = gst_bin_get_by_name (GST_BIN (h->element), "sgm");
-    ci_watch_memory (*sgm);
+    h = ci_cuda_memory_harness (FACTORY, "sgm", sgm);
   } else {
     h = gst_harness_new (FACTORY);
     *sgm = gst_object_ref (h->element);
