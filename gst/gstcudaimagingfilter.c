@@ -65,6 +65,10 @@ typedef struct
   GstVideoInfo in_info, out_info;
   gboolean have_info;
   Staging in_stage, out_stage;
+  /* an out-of-memory error is posted and nothing has worked since: the
+   * same failure of a retry (the caps event and then its buffer both
+   * negotiate) is not posted again */
+  gboolean oom_posted;
 } GstCudaImagingFilterPrivate;
 
 #define gst_cuda_imaging_filter_parent_class parent_class
@@ -150,14 +154,29 @@ gst_cuda_imaging_filter_class_add_pad_templates (GstElementClass * klass,
 
 /* ---------------------------------------------------------------- errors */
 
+/* TRUE the first time since something worked */
+static gboolean
+first_oom (GstCudaImagingFilter * self, const gchar * what)
+{
+  GstCudaImagingFilterPrivate *priv = PRIV (self);
+  if (priv->oom_posted) {
+    GST_WARNING_OBJECT (self, "out of GPU memory again (%s), already posted",
+        what);
+    return FALSE;
+  }
+  priv->oom_posted = TRUE;
+  return TRUE;
+}
+
 gboolean
 gst_cuda_imaging_filter_post_cuda_error (GstCudaImagingFilter * self, int err,
     const gchar * what)
 {
   if (ci_cuda_error_is_oom (err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Out of GPU memory (%s)", what), ("CUDA error %d: %s", err,
-            ci_cuda_error_string (err)));
+    if (first_oom (self, what))
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of GPU memory (%s)", what), ("CUDA error %d: %s", err,
+              ci_cuda_error_string (err)));
   } else {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("CUDA failure (%s): %s", what, ci_cuda_error_string (err)),
@@ -173,9 +192,10 @@ post_cu_error (GstCudaImagingFilter * self, CUresult res, const gchar * what)
   CuGetErrorName (res, &name);
   CuGetErrorString (res, &text);
   if (res == CUDA_ERROR_OUT_OF_MEMORY) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Out of GPU memory (%s)", what), ("%s: %s", GST_STR_NULL (name),
-            GST_STR_NULL (text)));
+    if (first_oom (self, what))
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of GPU memory (%s)", what), ("%s: %s", GST_STR_NULL (name),
+              GST_STR_NULL (text)));
   } else {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("CUDA failure (%s): %s", what, GST_STR_NULL (text)),
@@ -493,6 +513,7 @@ gst_cuda_imaging_filter_stop (GstBaseTransform * trans)
   /* Keep the context (READY), drop everything sized by caps. */
   release_device_resources (self);
   gst_ci_forget_refusal (trans);
+  PRIV (self)->oom_posted = FALSE;
   return TRUE;
 }
 
@@ -636,10 +657,12 @@ gst_cuda_imaging_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   priv->have_info = ok;
   gst_cuda_context_pop (NULL);
 
-  if (!ok)
+  if (!ok) {
     release_device_resources (self);
-  else
+  } else {
     gst_ci_forget_refusal (trans);
+    priv->oom_posted = FALSE;
+  }
   return ok;
 }
 
@@ -1000,6 +1023,8 @@ done:
   /* Nothing may still read the input or write the output once unmapped. */
   if (ret != GST_FLOW_OK)
     CuStreamSynchronize (priv->stream);
+  else
+    priv->oom_posted = FALSE;
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
   gst_cuda_context_pop (NULL);

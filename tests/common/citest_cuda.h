@@ -28,10 +28,10 @@ void ci_check_devices (const char *factory, const char *props,
  * with @props works at @small_caps -> @small_out (caps strings), then,
  * with every block of device 0's memory held by a context of the test's
  * own, a frame at @big_caps -> @big_out must fail with one RESOURCE /
- * NO_SPACE_LEFT error saying "Out of GPU memory" (posted once for the caps
- * event and again for the buffer, each a negotiation), not crash; with the
- * memory given back, the next frame at those caps must pass, and no other
- * error be posted. */
+ * NO_SPACE_LEFT error saying "Out of GPU memory", not crash, and so must a
+ * second frame, without a second error (the caps event and the buffer both
+ * negotiate; the error is posted once); with the memory given back, the
+ * next frame at those caps must pass, and no other error be posted. */
 void ci_check_oom_on_caps_change (const char *factory, const char *props,
     const char *small_caps, const char *small_out, const char *big_caps,
     const char *big_out);
