@@ -35,6 +35,7 @@
 #include "sgm.h"
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #define FULL 0xffffffffu
@@ -2753,13 +2754,23 @@ sum_quad (const uint8_t * vols, const WtaArgs & a, size_t e, bool on,
 /* TAIL: D <= 128 KQ + 16; the (at most 4) quads after the KQ groups are
  * read for the warp's 8 pixels at once (lane = 4 x pixel + quad) instead
  * of by a group of 32 lanes per pixel: H200, 1080p, D = 270: WTA 2.01 ->
- * 1.57 ms, pipeline 5.81 -> 5.38 */
-template < int KQ, int NV, bool TAIL, int NV16 = 0 >
+ * 1.57 ms, pipeline 5.81 -> 5.38.
+ * SPLIT: twice the warps (WTA_SPLIT_WARPS), a pair per WTA_RUN pixels:
+ * the even warp takes d < 128 KQ, the odd one the next 128 KQ, each with
+ * the registers of KQ groups instead of 2 KQ (D = 401..512 as two halves
+ * of KQ = 2: 4 blocks' worth of warps per SM instead of 2); the odd warp
+ * leaves its summary of each pixel in shared memory for the even one.
+ * H200, 1080p, the sweeps' WTA alone: D = 512 2.13 -> 1.83 ms, 448 2.13
+ * -> 1.81, 417 2.12 -> 1.80; pipeline D = 512 6.87-7.06 -> 6.67-6.79,
+ * 4K D = 512 29.75 -> 28.75-29.0. */
+#define WTA_SPLIT_WARPS (2 * WTA_WARPS)
+template < int KQ, int NV, bool TAIL, int NV16 = 0, bool SPLIT = false >
 __device__ __forceinline__ void
 wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     int16_t * __restrict__ disp, int16_t * __restrict__ dint,
     uint32_t * __restrict__ right_key)
 {
+  static_assert (!(SPLIT && TAIL), "a split WTA has no tail");
   constexpr bool FOLD = KQ <= SGM_FOLD_MAX;
   /* one group (D <= 128): second best and S(bd -+ 1) on the packed pairs
    * (H200, 1080p, D = 128: 2.35 -> 2.25 ms); with more groups the extra
@@ -2772,7 +2783,10 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
   const int y = blockIdx.y;
   const int x0 = blockIdx.x * WTA_TILE;
   const WtaKeys keys (skey, a, x0);
-  const int xw = x0 + warp * WTA_RUN;
+  const int xw = x0 + (SPLIT ? warp >> 1 : warp) * WTA_RUN;
+  /* SPLIT: the half (0 low, 1 high) and its first disparity */
+  const int hi = SPLIT ? warp & 1 : 0;
+  const int doff = hi * 128 * KQ;
   if (a.want_right)
     keys.init ();
   static_assert (WTA_RUN * 4 == 32, "the tail takes 4 lanes per pixel");
@@ -2847,7 +2861,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     for (int m = 0; m < (FOLD ? NM : 1); m++)
       rk[g][m] = 0xffffffffu;
   unsigned o_best = 0;
-  int o_second = 0, o_sl = 0, o_sr = 0;
+  int o_second = 0, o_sl = 0, o_sr = 0, o_seam = 0;
   /* this lane's disparities as 16-bit pairs, in the order of the packed
    * sums: LO (d0, d0 + 2), HI (d0 + 1, d0 + 3); and 0xffff in the halves
    * of d >= D (they then never win, nor count as second best) */
@@ -2873,7 +2887,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
     unsigned best = 0xffffffffu;
 #pragma unroll
     for (int g = 0; g < KQ; g++) {
-      const int d0 = 4 * (g * 32 + lane);
+      const int d0 = doff + 4 * (g * 32 + lane);
       uint32_t lo, hi;          /* Ds is a multiple of 8 */
       sum_quad < NV, NV16 > (vols, a, pix * a.Ds + d0, d0 < a.Ds, lo, hi);
       if (PACK) {
@@ -2950,7 +2964,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
       for (int g = 0; g < KQ; g++)
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-          const int d = 4 * (g * 32 + lane) + j;
+          const int d = doff + 4 * (g * 32 + lane) + j;
           const int vv = (int) v[4 * g + j];
           if ((unsigned) (d - bd + 1) > 2u && vv < second)
             second = vv;
@@ -2958,11 +2972,17 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
           sr = d == bd + 1 ? vv : sr;
         }
       second = warp_min (second);
-      if (a.subpixel) {
+      /* a split WTA's second best may need a neighbour's S */
+      if (SPLIT || a.subpixel) {
         sl = warp_max (sl);
         sr = warp_max (sr);
       }
     }
+    /* SPLIT: S at the seam on this half's side, for the other half's fit
+     * (d = 128 KQ on lane 0's first quad, 128 KQ - 1 on lane 31's last) */
+    int seam = 0;
+    if (SPLIT && a.subpixel)
+      seam = (int) __shfl_sync (FULL, hi ? v[0] : v[4 * KQ - 1], hi ? 0 : 31);
     /* lane k keeps pixel k's winner; the divisions of the subpixel fit
      * then run once, on 8 lanes together, after the loop */
     if (lane == k) {
@@ -2970,9 +2990,61 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
       o_second = second;
       o_sl = sl;
       o_sr = sr;
+      o_seam = seam;
     }
   }
-  {
+  if constexpr (SPLIT) {
+    /* the odd warp's summaries to the even one: with the halves' winners
+     * tb (key kb) the pixel's is the smaller key; the second best outside
+     * bd - 1 .. bd + 1 is the winning half's own second and the other
+     * half's minimum, less the seam's S when bd is next to the seam: that
+     * is the other half's winner unless it is the seam's own disparity,
+     * then its second (outside the seam and its neighbour) or that
+     * neighbour's S. S(bd -+ 1) across the seam is the other half's seam
+     * value. */
+    __shared__ int hsum[WTA_WARPS][WTA_RUN][5];
+    const int pair = warp >> 1;
+    if (hi && lane < WTA_RUN) {
+      hsum[pair][lane][0] = (int) o_best;
+      hsum[pair][lane][1] = o_second;
+      hsum[pair][lane][2] = o_sl;
+      hsum[pair][lane][3] = o_sr;
+      hsum[pair][lane][4] = o_seam;
+    }
+    __syncthreads ();
+    const int x = xw + lane;
+    if (!hi && lane < WTA_RUN && x < a.W) {
+      const unsigned kh = (unsigned) hsum[pair][lane][0];
+      const int sec_h = hsum[pair][lane][1], sl_h = hsum[pair][lane][2],
+          sr_h = hsum[pair][lane][3], seam_h = hsum[pair][lane][4];
+      const int dh0 = 128 * KQ;
+      const int tl = (int) (o_best & 2047u), vl = (int) (o_best >> 11);
+      const int th = (int) (kh & 2047u), vh = (int) (kh >> 11);
+      int bd, bc, second, sl, sr;
+      if (o_best < kh) {
+        bd = tl;
+        bc = vl;
+        const int other = bd == dh0 - 1 && th == dh0 ? min (sec_h, sr_h) : vh;
+        second = min (o_second, other);
+        sl = o_sl;
+        sr = bd == dh0 - 1 ? seam_h : o_sr;
+      } else {
+        bd = th;
+        bc = vh;
+        const int other = bd == dh0 && tl == dh0 - 1 ? min (o_second, o_sl) :
+            vl;
+        second = min (sec_h, other);
+        sl = bd == dh0 ? o_seam : sl_h;
+        sr = sr_h;
+      }
+      const size_t pix = (size_t) y * a.W + x;
+      dint[pix] = (int16_t) bd;
+      disp[pix] = (int16_t) wta_out (bd, bc, second, a.uniqueness,
+          a.subpixel, a.min_disp, a.D,[&](int o) {
+            return o < 0 ? sl : sr;
+          });
+    }
+  } else {
     const int x = xw + lane;
     /* pixel lane's minimum tail S (its 4 lanes hold its best key) */
     const unsigned tmin = TAIL ?
@@ -3010,7 +3082,7 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
 #pragma unroll
         for (int m = 0; m < (FOLD ? NM : 1); m++)
           if (rk[g][m] != 0xffffffffu)
-            keys.put (xw - a.min_disp - 4 * (g * 32 + lane) + m - 3,
+            keys.put (xw - a.min_disp - doff - 4 * (g * 32 + lane) + m - 3,
                 rk[g][m]);
     }
     keys.flush (right_key + (size_t) y * a.W);
@@ -3029,7 +3101,8 @@ wta8_body (const uint8_t * __restrict__ vols, const WtaArgs & a,
  * (sweeps' WTA, 1080p: D = 288 1.74 -> 1.40 ms, D = 384 1.76 -> 1.45;
  * with its tail D = 400 2.05 -> 1.69; 8 u8 volumes, D = 300 1.97 -> 1.81;
  * 4 paths, 1024x440, D = 300 0.36 -> 0.29, D = 400 0.40 -> 0.32);
- * 4 groups keep 2 (D = 512 2.14; 3 2.48, 4 2.64). Sending each folded
+ * 4 groups keep 2 (D = 512 2.14; 3 2.48, 4 2.64; since 2026-11-30 they
+ * run only with CI_SGM_WTA_SPLIT=0, as two halves of 2). Sending each folded
  * key to shared memory once no later pixel reaches it (4 of the 11 live)
  * was slower everywhere (D = 256 0.89 -> 1.08). The macros are for
  * measuring. */
@@ -3081,10 +3154,30 @@ wta8_kernel_mb (const uint8_t * __restrict__ vols, WtaArgs a,
   wta8_body < KQ, NV, TAIL, NV16 > (vols, a, disp, dint, right_key);
 }
 
-template < int KQ, int NV, bool TAIL, int NV16 = 0 > static void
+/* Blocks per SM of a split WTA (16 warps each): 64 registers, as the
+ * plain KQ = 2 kernel's 4 blocks of 8 warps */
+#ifndef SGM_WTA_MBS
+#define SGM_WTA_MBS 2
+#endif
+template < int KQ, int NV, int NV16 >
+__global__ void __launch_bounds__ (WTA_SPLIT_WARPS * 32, SGM_WTA_MBS)
+wta8_kernel_split (const uint8_t * __restrict__ vols, WtaArgs a,
+    int16_t * __restrict__ disp, int16_t * __restrict__ dint,
+    uint32_t * __restrict__ right_key)
+{
+  wta8_body < KQ, NV, false, NV16, true > (vols, a, disp, dint, right_key);
+}
+
+template < int KQ, int NV, bool TAIL, int NV16 = 0, bool SPLIT = false >
+static void
 wta8_go (dim3 g, size_t smem, cudaStream_t s, const uint8_t * vols,
     const WtaArgs & a, int16_t * disp, int16_t * dint, uint32_t * right_key)
 {
+  if constexpr (SPLIT) {
+    wta8_kernel_split < KQ, NV, NV16 > <<< g, WTA_SPLIT_WARPS * 32, smem,
+        s >>> (vols, a, disp, dint, right_key);
+    return;
+  }
   constexpr int MB = wta8_minb < KQ, TAIL > ();
   const auto kernel = [] {
     if constexpr (MB > 0)
@@ -3095,7 +3188,7 @@ wta8_go (dim3 g, size_t smem, cudaStream_t s, const uint8_t * vols,
   kernel <<< g, WTA_WARPS * 32, smem, s >>> (vols, a, disp, dint, right_key);
 }
 
-template < int KQ, bool TAIL = false > static int
+template < int KQ, bool TAIL = false, bool SPLIT = false > static int
 launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
     int16_t * dint, uint32_t * right_key, cudaStream_t s)
 {
@@ -3107,16 +3200,19 @@ launch_wta8 (const uint8_t * vols, const WtaArgs & a, int16_t * disp,
     if constexpr (KQ <= 4) {
       if (a.nvol != 2 || a.nv16 != 2)
         return (int) cudaErrorInvalidValue;
-      wta8_go < KQ, 2, TAIL, 2 > (g, smem, s, vols, a, disp, dint, right_key);
+      wta8_go < KQ, 2, TAIL, 2, SPLIT > (g, smem, s, vols, a, disp, dint,
+          right_key);
       CHECK_LAUNCH ();
       return 0;
     }
     return (int) cudaErrorInvalidValue;
   }
   if (a.nvol == 4)
-    wta8_go < KQ, 4, TAIL > (g, smem, s, vols, a, disp, dint, right_key);
+    wta8_go < KQ, 4, TAIL, 0, SPLIT > (g, smem, s, vols, a, disp, dint,
+        right_key);
   else
-    wta8_go < KQ, 8, TAIL > (g, smem, s, vols, a, disp, dint, right_key);
+    wta8_go < KQ, 8, TAIL, 0, SPLIT > (g, smem, s, vols, a, disp, dint,
+        right_key);
   CHECK_LAUNCH ();
   return 0;
 }
@@ -3155,6 +3251,12 @@ wta_any (const uint16_t * sum, const uint16_t * sum2, const uint8_t * vols,
         default: break;
       }
     }
+    /* D = 401..512 as two halves of 256 (CI_SGM_WTA_SPLIT=0: one warp
+     * per pixel run, for measuring) */
+    const char *sp = getenv ("CI_SGM_WTA_SPLIT");
+    if (KQ == 4 && !(sp && !strcmp (sp, "0")))
+      return launch_wta8 < 2, false, true > (vols, a, disp, dint, right_key,
+          cs (stream));
     switch (KQ) {
       case 1: return launch_wta8 < 1 > (vols, a, disp, dint, right_key, cs (stream));
       case 2: return launch_wta8 < 2 > (vols, a, disp, dint, right_key, cs (stream));

@@ -19,7 +19,7 @@
 # draws the cuda-device-id of cudaupload, the element (-1 too) and
 # cudadownload from 0..N-1, from a generator of its own, so each seed's
 # other draws stay those of one GPU. FUZZ_ONLY=tonemap,sgm limits the run
-# to those elements.
+# to those elements; FUZZ_PRINT=1 prints every case's verdict and cuda line.
 # Prints one block per failure and a table; exits 1 if anything failed.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import concurrent.futures as cf
@@ -345,6 +345,8 @@ with cf.ThreadPoolExecutor(max(2, (os.cpu_count() or 2) // 2)) as ex:
         key = "FAILED" if problem else verdict
         row[key] = row.get(key, 0) + 1
         row[mem.split()[0]] = row.get(mem.split()[0], 0) + 1
+        if os.environ.get("FUZZ_PRINT") == "1":
+            print(f"{key} {algo} seed {seed} ({mem}): {lines['cuda']}")
         if problem:
             failed += 1
             print(f"FAIL {algo} seed {seed} ({mem}): {problem}")

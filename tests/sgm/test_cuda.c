@@ -7,7 +7,8 @@
  * launch, D = 129..512) with their WTA, and the pipeline in every layout.
  * num-disparities 1, 16, 32, 64, 128, 129, 140, 180, 200, 256, 270, 300,
  * 320, 333, 384, 400, 417, 448, 470, 512, 540 .. 930, 1024 on odd sizes
- * and odd pitches, and true disparities placed around the WTA's tails.
+ * and odd pitches, and true disparities placed around the WTA's tails
+ * and the seam of its halves.
  * Outputs are poisoned before every launch.
  * Exits 77 (skipped) without a CUDA device.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -761,6 +762,12 @@ main (int argc, char **argv)
     {311, 9, 270, -3, SGM_CENSUS_9X7, 0, 8, 259},
     {301, 9, 270, 0, SGM_CENSUS_9X7, 0, 8, 265},
     {423, 5, 400, 0, SGM_CENSUS_9X7, 0, 8, 382},
+    /* D = 401..512: the WTA in two halves of 256 (their seam between
+     * d = 255 and 256), 8 and 4 paths */
+    {555, 7, 512, 0, SGM_CENSUS_9X7, 0, 8, 253},
+    {489, 5, 470, -3, SGM_CENSUS_SYM_9X7, 0, 8, 252},
+    {431, 5, 417, 0, SGM_CENSUS_9X7, 0, 4, 254},
+    {533, 3, 512, 0, SGM_CENSUS_9X7, 1, 4, 505},
     {1, 1, 1, 0, SGM_CENSUS_9X7, 0, 8},
     {3, 2, 16, 0, SGM_CENSUS_9X7, 0, 8},
   };
