@@ -2761,7 +2761,7 @@ sum_quad (const uint8_t * vols, const WtaArgs & a, size_t e, bool on,
  * of KQ = 2: 4 blocks' worth of warps per SM instead of 2); the odd warp
  * leaves its summary of each pixel in shared memory for the even one.
  * H200, 1080p, the sweeps' WTA alone: D = 512 2.13 -> 1.83 ms, 448 2.13
- * -> 1.81, 417 2.12 -> 1.80; pipeline D = 512 6.87-7.06 -> 6.67-6.79,
+ * -> 1.81, 417 2.12 -> 1.80; pipeline D = 512 7.11-7.16 -> 6.58-6.85,
  * 4K D = 512 29.75 -> 28.75-29.0. */
 #define WTA_SPLIT_WARPS (2 * WTA_WARPS)
 template < int KQ, int NV, bool TAIL, int NV16 = 0, bool SPLIT = false >
