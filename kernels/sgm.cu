@@ -1898,8 +1898,11 @@ launch_aggil_d (const uint8_t * cost, uint8_t * out, const AggArgs & a,
  * of each half, so a reader needs no flag or fence and retries until its
  * 32 lanes see the tag), and takes its neighbours' at the end of the row:
  * they were published a row's work earlier. A warp can then be at most 3
- * rows past the oldest row a neighbour has still to read, so F3_RING = 8
- * slots are never rewritten unread. Every warp waits on its neighbours, so
+ * rows past the oldest row a neighbour has still to read, so F3_RING = 4
+ * slots are never rewritten unread. (8 until 2026-11-30: the ring's lines
+ * then took twice the L2 and were written back to memory in between; H200,
+ * 1080p, both sweeps at D = 512 2.89-2.91 -> 2.22-2.24 ms, pipeline
+ * 6.55-6.78 -> 5.90-6.04; D = 256 and 270 the same.) Every warp waits on its neighbours, so
  * all must be resident: a cooperative launch, which refuses grids that do
  * not fit (the caller then takes another layout). The earlier barrier-per-
  * row form with a warp per column (bench/sgm_fused.cu) kept the warps in
@@ -1907,7 +1910,7 @@ launch_aggil_d (const uint8_t * cost, uint8_t * out, const AggArgs & a,
 #ifndef F3_WARPS
 #define F3_WARPS 8
 #endif
-#define F3_RING 8
+#define F3_RING 4
 
 struct F3Args
 {
