@@ -788,6 +788,14 @@ inverse_rows (void *user, unsigned slice, int first, int end)
     rows_inverse (r, c, first, end);
 }
 
+/* an output sample's code: by the table where @tab (8-bit sRGB) */
+static inline unsigned
+encode_out (const CiFbRef * r, const CiFbFormat * fmt, int tab, float v)
+{
+  return tab ? ci_fb_encode8_tab (v, r->enc8.code, r->enc8.thr) :
+      ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb);
+}
+
 /* output rows [first, end) */
 static void
 bloom_rows (void *user, unsigned slice, int first, int end)
@@ -812,9 +820,8 @@ bloom_rows (void *user, unsigned slice, int first, int end)
         decode_px (r->lut8, sp, fmt, rgb);
         for (int c = 0; c < 3; c++) {
           float v = rgb[c] + f->p->intensity * g[c * np + x];
-          store_sample (dp, off[c], fmt->bytes_per_sample, tab ?
-              ci_fb_encode8_tab (v, r->enc8.code, r->enc8.thr) :
-              ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb));
+          store_sample (dp, off[c], fmt->bytes_per_sample,
+              encode_out (r, fmt, tab, v));
         }
       }
     }
@@ -842,9 +849,8 @@ bloom_rows (void *user, unsigned slice, int first, int end)
             + g[(size_t) y1 * r->nxs + x1] * fx;
         float bloom = top * (1.0f - fy) + bot * fy;
         float v = rgb[c] + f->p->intensity * bloom;
-        store_sample (dp, off[c], fmt->bytes_per_sample, tab ?
-            ci_fb_encode8_tab (v, r->enc8.code, r->enc8.thr) :
-            ci_fb_encode (v, fmt->bytes_per_sample, fmt->srgb));
+        store_sample (dp, off[c], fmt->bytes_per_sample,
+            encode_out (r, fmt, tab, v));
       }
     }
   }
