@@ -203,15 +203,8 @@ static GstBuffer *
 frame_for (const char *caps)
 {
   GstVideoInfo info;
-  GstCaps *c = gst_caps_from_string (caps);
-  fail_unless (c && gst_video_info_from_caps (&info, c), "%s", caps);
-  gst_caps_unref (c);
-  GstBuffer *b = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
-  GstMapInfo m;
-  fail_unless (gst_buffer_map (b, &m, GST_MAP_WRITE));
-  ci_fill_random (m.data, m.size, m.size);
-  gst_buffer_unmap (b, &m);
-  return b;
+  const guint8 *data;
+  return ci_random_frame (caps, &info, 4242, &data);
 }
 
 void
