@@ -20,7 +20,7 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 videotestsrc pattern=zone-plate num-buffers=1 ! video/x-raw,width=1920,height=1080 ! cpusupersample ! video/x-raw,width=320,height=180 ! pngenc ! filesink location=small.png
+ * gst-launch-1.0 videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=1 ! video/x-raw,width=1920,height=1080 ! cpusupersample ! video/x-raw,width=320,height=180 ! pngenc ! filesink location=small.png
  * ]|
  */
 #ifdef HAVE_CONFIG_H

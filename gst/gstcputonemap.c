@@ -20,14 +20,17 @@
  * Rows are shared by #GstCpuTonemap:n-threads threads (one per processor
  * by default); the output is the same for any number.
  *
- * ## Example launch line
+ * ## Example launch lines
+ * HDR10 video decoded in software (avdec_h265, from gstreamer1.0-libav on
+ * Debian, gives I420_10LE for HEVC Main10):
  * |[
  * gst-launch-1.0 filesrc location=hdr10.mkv ! matroskademux ! h265parse ! \
  *   avdec_h265 ! cputonemap ! videoconvert ! autovideosink
  * ]|
- * A 16-bit PQ-encoded BT.2020 PNG still:
+ * A 16-bit PQ-encoded BT.2020 PNG still (the bundled synthetic scene, from
+ * the source tree's root):
  * |[
- * gst-launch-1.0 filesrc location=scene.png ! pngdec ! videoconvert ! \
+ * gst-launch-1.0 filesrc location=docs/img/tonemap-scene-pq16.png ! pngdec ! videoconvert ! \
  *   video/x-raw,format=RGBA64_LE ! \
  *   capssetter caps="video/x-raw,colorimetry=bt2100-pq" ! \
  *   cputonemap smoothing=0 ! videoconvert ! pngenc ! filesink location=sdr.png

@@ -30,6 +30,8 @@
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudafftbloom threshold=0.5 intensity=2 ! videoconvert ! autovideosink
  * ]|
+ * An image as the kernel (a path relative to the working directory; this
+ * one is in the source tree):
  * |[
  * gst-launch-1.0 filesrc location=night.mp4 ! parsebin ! nvh264dec ! cudadownload ! videoconvert ! video/x-raw,format=RGBA ! cudafftbloom kernel-location=docs/img/fftbloom-kernel.png kernel-size=0.25 ! videoconvert ! autovideosink
  * ]|

@@ -14,7 +14,7 @@
  *
  * Semi-Global Matching stereo on the GPU. The input frame holds both views,
  * side by side (left | right) or top-bottom, as its caps' multiview-mode
- * says or else as the #cudasgm:layout property says; the output is the
+ * says or else as the #GstCudaSgm:layout property says; the output is the
  * disparity of the left view, one view in size:
  *
  * - GRAY16_LE: disparity x 16 (1/16 pixel), invalid pixels 65535;
@@ -33,7 +33,7 @@
  * gst-launch-1.0 videotestsrc pattern=ball ! video/x-raw,width=640,height=480,format=GRAY8 ! tee name=t t. ! queue ! comp.sink_0 t. ! queue ! videocrop left=8 ! videobox right=-8 ! comp.sink_1 compositor name=comp sink_1::xpos=640 ! video/x-raw,width=1280,height=480 ! videoconvert ! video/x-raw,format=GRAY8 ! cudasgm num-disparities=32 ! video/x-raw,format=RGBx ! videoconvert ! autovideosink
  * ]|
  * |[
- * gst-launch-1.0 filesrc location=pair-sbs.png ! pngdec ! videoconvert ! cudasgm num-disparities=64 ! video/x-raw,format=GRAY16_LE ! videoconvert ! video/x-raw,format=GRAY16_BE ! pngenc ! filesink location=disparity16.png
+ * gst-launch-1.0 filesrc location=pair-sbs.png ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! cudasgm num-disparities=64 ! video/x-raw,format=GRAY16_LE ! videoconvert ! video/x-raw,format=GRAY16_BE ! pngenc ! filesink location=disparity16.png
  * ]|
  */
 #ifdef HAVE_CONFIG_H

@@ -21,7 +21,7 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 videotestsrc pattern=zone-plate ! video/x-raw,width=3840,height=2160 ! cudasupersample ! video/x-raw,width=1920,height=1080 ! autovideosink
+ * gst-launch-1.0 videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 ! video/x-raw,width=3840,height=2160 ! cudasupersample ! video/x-raw,width=1920,height=1080 ! autovideosink
  * ]|
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! parsebin ! nvh264dec ! cudasupersample ! "video/x-raw(memory:CUDAMemory),width=640,height=360" ! cudadownload ! autovideosink

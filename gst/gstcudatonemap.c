@@ -26,8 +26,9 @@
  *   nvh265dec ! "video/x-raw(memory:CUDAMemory)" ! cudatonemap ! \
  *   cudadownload ! videoconvert ! autovideosink
  * ]|
+ * The bundled 16-bit PQ still (from the source tree's root):
  * |[
- * gst-launch-1.0 filesrc location=scene.png ! pngdec ! videoconvert ! \
+ * gst-launch-1.0 filesrc location=docs/img/tonemap-scene-pq16.png ! pngdec ! videoconvert ! \
  *   video/x-raw,format=RGBA64_LE ! \
  *   capssetter caps="video/x-raw,colorimetry=bt2100-pq" ! \
  *   cudatonemap smoothing=0 operator=bt2390 ! videoconvert ! pngenc ! \

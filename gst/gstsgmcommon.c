@@ -123,8 +123,8 @@ gst_sgm_install_properties (GObjectClass * klass, guint first_id)
 
   g_object_class_install_property (klass, first_id + P_NUM_DISPARITIES,
       g_param_spec_int ("num-disparities", "Number of disparities",
-          "Size of the disparity search range (any value, not only powers "
-          "of two)", 1, SGM_MAX_DISP, DEFAULT_NUM_DISPARITIES, live));
+          "Size of the disparity search range (any value, not only multiples "
+          "of 32 or powers of two)", 1, SGM_MAX_DISP, DEFAULT_NUM_DISPARITIES, live));
   g_object_class_install_property (klass, first_id + P_MIN_DISPARITY,
       g_param_spec_int ("min-disparity", "Minimum disparity",
           "Smallest disparity searched (x_right = x_left - d)",

@@ -5,9 +5,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -e
 elem=${1:-cpu}tonemap
+mkdir -p "${2:-.}"
 out=${2:-.}/tonemap-sdr.png
+# written aside and moved into place, so a failed run leaves no empty picture
+tmp=$out.part
+trap 'rm -f "$tmp"' EXIT
 src=$(dirname "$0")/../docs/img/tonemap-scene-pq16.png
 gst-launch-1.0 -q filesrc location="$src" ! pngdec ! videoconvert ! \
   video/x-raw,format=RGBA64_LE ! capssetter caps="video/x-raw,colorimetry=bt2100-pq" ! \
-  "$elem" smoothing=0 ! videoconvert ! pngenc ! filesink location="$out"
+  "$elem" smoothing=0 ! videoconvert ! pngenc ! filesink location="$tmp"
+mv "$tmp" "$out"
 echo "wrote $out ($elem)"
