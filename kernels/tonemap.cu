@@ -1414,9 +1414,10 @@ tm_update_kernel (int bins, uint32_t total, int window,
         cdf[i] = b0 + i < bins - 1 ? sv[i] : 0ull;
       tm_excl_scan < IPT > (cdf, ts.sc, &top);
     }
+    const float anchor = ci_tm_hist_anchor (cur.smax, target);
     for (int i = 0; i < IPT; i++)
       if (b0 + i < bins)
-        map[b0 + i] = ci_tm_hist_target (cdf[i], top, single);
+        map[b0 + i] = ci_tm_hist_target (cdf[i], top, single, anchor);
   } else {
     for (int j = t; j < CI_TM_CURVE_N; j += TM_UPD)
       map[j] = ci_tm_curve_entry (op, j, src, target);

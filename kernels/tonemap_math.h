@@ -542,17 +542,35 @@ ci_tm_ema_f (float s, float p, int k)
   return d == 0.0f ? s + 0.0f : s + d / (float) k;
 }
 
+/* The histogram operator's anchor: the smoothed peak of the statistic
+ * (10^smax - eps, cd/m^2) over target-peak, at most 1. Equalisation only
+ * places tones relative to each other; this keeps a frame whose peak is
+ * below SDR white (a fade, a black screen, chroma noise on black) from
+ * being stretched to grey or to saturated colour: its brightest bin is
+ * shown at its own luminance, not brighter. */
+CI_HD float
+ci_tm_hist_anchor (float smax, float target_peak)
+{
+  const float peak = ci_tm_exp2f (smax * CI_TM_LOG2_10) - CI_TM_EPS;
+  return peak >= target_peak ? 1.0f : peak > 0.0f ? peak / target_peak : 0.0f;
+}
+
 /* Target relative luminance of histogram bin b from the exclusive CDF:
  * luma c = cdf_excl[b] / cdf_excl[bins-1] (0.5 for a single occupied bin),
- * linear luminance = BT.709 inverse OETF(c), so output luma ~ CDF. */
+ * linear luminance = BT.709 inverse OETF(c), so output luma ~ CDF; times
+ * the anchor (1 for a frame that reaches target-peak: the same bits). */
 CI_HD float
-ci_tm_hist_target (uint64_t cdf_excl_b, uint64_t cdf_excl_top, int degenerate)
+ci_tm_hist_target (uint64_t cdf_excl_b, uint64_t cdf_excl_top, int degenerate,
+    float anchor)
 {
   /* (the empty bins below the first occupied one: 0 without a division,
    * whose slow path a zero dividend takes on the GPU) */
   float c = (degenerate || cdf_excl_top == 0) ? 0.5f : cdf_excl_b == 0 ? 0.0f :
       (float) ((double) cdf_excl_b / (double) cdf_excl_top);
-  return ci_tm_bt709_inv_oetf_f (c);
+  /* below 2^-40 (a dim frame's anchor only): 0, keeping the map values in
+   * the domain of ci_tm_fdiv_nrm; such a factor gives code 0 either way */
+  const float m = anchor * ci_tm_bt709_inv_oetf_f (c);
+  return m < 0x1p-40f ? 0.0f : m;
 }
 
 /* Binning range with hysteresis: it follows the smoothed range only when

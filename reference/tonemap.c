@@ -227,11 +227,13 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
   if (cfg->op == CI_TM_OP_HISTOGRAM) {
     int bins = st->bins, nonzero = 0;
     uint64_t cdf[CI_TM_MAX_BINS];       /* bounded by ci_tm_state_init */
+    const float anchor = ci_tm_hist_anchor (st->smax, cfg->target_peak);
     ci_tm_ref_exclusive_scan (st->s, cdf, bins);
     for (int b = 0; b < bins; b++)
       nonzero += st->s[b] != 0;
     for (int b = 0; b < bins; b++)
-      map_lut[b] = ci_tm_hist_target (cdf[b], cdf[bins - 1], nonzero <= 1);
+      map_lut[b] = ci_tm_hist_target (cdf[b], cdf[bins - 1], nonzero <= 1,
+          anchor);
   } else {
     for (int j = 0; j < CI_TM_CURVE_N; j++)
       map_lut[j] = ci_tm_curve_entry (cfg->op, j, range->src_peak,

@@ -223,11 +223,11 @@ test_agreement (void)
           cfg.smoothing = video ? 4 : 0;
           TmPair t;
           pair_open (&t, &cfg, pout, s);
-          int frames = video ? 6 : 1;
+          int frames = video ? 8 : 1;
           for (int fr = 0; fr < frames; fr++) {
             if (video) {
-              /* noisy frames, a cut at frame 3 */
-              tm_fill_scene (in, fr >= 3, 0.02, 50 + fr);
+              /* noisy frames, a cut at frame 3, a fade at frame 6 */
+              tm_fill_scene (in, fr >= 6 ? 2 : fr >= 3, 0.02, 50 + fr);
               dev_update (in, &din);
             }
             /* the poison differs between the two row layouts (and from
@@ -266,7 +266,8 @@ test_agreement (void)
 
 /* The update kernel for every bin layout (1, 2 and 4 bins per thread) and
  * smoothing windows up to the property's maximum: after each video frame
- * (scene, noisy scene, a cut, a constant frame, scenes again) the state
+ * (scene, noisy scene, a cut, a constant frame, scenes again, a dim one:
+ * the histogram's anchor below 1) the state
  * and the output are bit-identical. */
 static void
 test_update_bins (void)
@@ -298,7 +299,8 @@ test_update_bins (void)
             for (int x = 0; x < w; x++)
               tm_put_nonlinear (in, x, y, 0.4, 0.4, 0.4, 1);
         } else
-          tm_fill_scene (in, fr == 3 || fr == 4, fr ? 0.03 : 0.0, 70 + fr);
+          tm_fill_scene (in, fr == 7 ? 2 : fr == 3 || fr == 4, fr ? 0.03 : 0.0,
+              70 + fr);
         dev_update (in, &din);
         /* two poisons: a byte left unwritten cannot match both */
         for (int i = 0; i < t.ogpu->nplanes; i++)

@@ -309,6 +309,110 @@ test_constant_and_one_bin (void)
   tm_frame_free (out);
 }
 
+/* Frames below SDR white (docs/tonemap.md §5, the histogram's anchor):
+ * black stays black whatever its chroma noise, and a dim ramp's brightest
+ * pixels come out at their own luminance over target-peak, not at white. */
+static double
+scaled_ramp_nits (int x, int y, void *ud)
+{
+  const double *f = ud;
+  int wh[2] = { 256, 128 };
+  return f[0] * ramp_nits (x, y, wh);
+}
+
+static int
+max_rgb (const TmFrame * out)
+{
+  int m = 0;
+  for (int y = 0; y < out->h; y++)
+    for (int x = 0; x < 4 * out->w; x++)
+      if ((x & 3) != 3)
+        m = out->plane[0][(size_t) y * out->stride[0] + x] > m ?
+            out->plane[0][(size_t) y * out->stride[0] + x] : m;
+  return m;
+}
+
+static void
+test_dim_frames (void)
+{
+  /* P010 black (Y' code 64) with chroma 0..2 codes off neutral, as
+   * videotestsrc's black gives: it was equalised to magenta or blue */
+  for (int du = -2; du <= 2; du++)
+    for (int sm = 0; sm <= 8; sm += 8) {
+      TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, 34, 18, 0);
+      TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, 34, 18, 0);
+      for (int y = 0; y < 18; y++)
+        for (int x = 0; x < 34; x++)
+          ((uint16_t *) (in->plane[0] + (size_t) y * in->stride[0]))[x] = 64 << 6;
+      for (int y = 0; y < 9; y++)
+        for (int x = 0; x < 17; x++) {
+          uint16_t *uv = (uint16_t *) (in->plane[1] + (size_t) y * in->stride[1]);
+          uv[2 * x] = (uint16_t) ((512 + du) << 6);
+          uv[2 * x + 1] = (uint16_t) ((512 + (du * 3) / 2) << 6);
+        }
+      CiTonemap *tm = make (CI_TM_IN_P010, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM,
+          34, 18, sm);
+      for (int fr = 0; fr < 3; fr++)
+        run (tm, in, out);
+      CHECK (max_rgb (out) == 0, "P010 black, chroma %+d, smoothing %d: "
+          "an RGB code %d", du, sm, max_rgb (out));
+      ci_tonemap_free (tm);
+      tm_frame_free (in);
+      tm_frame_free (out);
+    }
+  /* constant near-black RGBA64 (PQ codes of 65535): bright blue and
+   * mid-grey before */
+  static const uint16_t px[][3] = { {0, 0, 64}, {20, 20, 20}, {0, 0, 0},
+    {655, 655, 655}
+  };
+  for (int i = 0; i < 4; i++) {
+    TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, 16, 8, 0);
+    TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, 16, 8, 0);
+    for (int y = 0; y < 8; y++)
+      for (int x = 0; x < 16; x++) {
+        uint16_t *q = (uint16_t *) (in->plane[0] + (size_t) y * in->stride[0]) + 4 * x;
+        q[0] = px[i][0], q[1] = px[i][1], q[2] = px[i][2], q[3] = 65535;
+      }
+    CiTonemap *tm = make (CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM,
+        16, 8, 0);
+    run (tm, in, out);
+    /* (655, 655, 655): PQ 0.01, 0.0023 cd/m^2 */
+    CHECK (max_rgb (out) == 0, "RGBA64 (%u,%u,%u): an RGB code %d",
+        px[i][0], px[i][1], px[i][2], max_rgb (out));
+    ci_tonemap_free (tm);
+    tm_frame_free (in);
+    tm_frame_free (out);
+  }
+  /* the ramp of 10^-2..10^3 cd/m^2 dimmed: the top pixel at its own
+   * luminance over target-peak (100), through the BT.709 OETF */
+  static const double f[] = { 1.0, 0.1, 0.01, 1e-3, 1e-4 };
+  double prev = 256;
+  for (int i = 0; i < 5; i++) {
+    TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, 256, 128, 0);
+    TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, 256, 128, 0);
+    tm_fill_grey (in, scaled_ramp_nits, (void *) &f[i], 0, 0);
+    CiTonemap *tm = make (CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM,
+        256, 128, 0);
+    run (tm, in, out);
+    const double peak = fmin (1000.0 * f[i] / 100.0, 1.0);
+    const double want = 255.0 * (peak < 0.018 ? 4.5 * peak :
+        1.099 * pow (peak, 0.45) - 0.099);
+    const int top = tm_luma_at (out, 255, 127);
+    const double mean = tm_mean_luma (out);
+    printf ("histogram operator, ramp with peak %g cd/m^2: top luma %d "
+        "(its own luminance: %.1f), mean luma %.2f\n", 1000.0 * f[i], top, want,
+        mean);
+    CHECK (fabs (top - want) <= 1.5, "ramp peak %g: top luma %d, want %.1f",
+        1000.0 * f[i], top, want);
+    CHECK (mean < prev, "ramp peak %g: mean luma %.2f not below %.2f",
+        1000.0 * f[i], mean, prev);
+    prev = mean;
+    ci_tonemap_free (tm);
+    tm_frame_free (in);
+    tm_frame_free (out);
+  }
+}
+
 /* The domain ci_tm_fdiv_nrm needs (kernels/tonemap_math.h): every pixel
  * luminance Y > 0 in [2^-100, 2^20] and every histogram map value 0 or in
  * [2^-40, 1], for every transfer, input-peak and primaries.  The EOTF is a
@@ -354,9 +458,17 @@ test_factor_domain (void)
       }
   CHECK (bad == 0, "%d pixel luminances outside [2^-100, 2^20]", bad);
   /* the smallest non-zero map value: one count over a total above 2^32 */
-  const float c1 = ci_tm_hist_target (1, 1ull << 33, 0);
-  CHECK (c1 >= 0x1p-40f && ci_tm_hist_target (7, 7, 0) <= 1.0f &&
-      ci_tm_hist_target (0, 5, 1) <= 1.0f, "map values: %g", c1);
+  const float c1 = ci_tm_hist_target (1, 1ull << 33, 0, 1.0f);
+  CHECK (c1 >= 0x1p-40f && ci_tm_hist_target (7, 7, 0, 1.0f) <= 1.0f &&
+      ci_tm_hist_target (0, 5, 1, 1.0f) <= 1.0f, "map values: %g", c1);
+  /* a dim frame's anchor: map values 0 or still at least 2^-40 */
+  int dom = 0;
+  for (float a = 1.0f; a > 1e-30f; a *= 0.37f)
+    for (uint64_t top = 1; top < (1ull << 40); top = top * 3 + 1) {
+      const float m = ci_tm_hist_target (1, top, 0, a);
+      dom += !(m == 0.0f || (m >= 0x1p-40f && m <= 1.0f));
+    }
+  CHECK (dom == 0, "%d map values of dim frames outside 0 or [2^-40, 1]", dom);
   printf ("map factor's division: Y > 0 in [%.3g, %.3g] cd/m^2 over every "
       "transfer, input-peak and primaries; smallest map value %.3g\n",
       ymin, ymax, c1);
@@ -857,6 +969,7 @@ main (void)
   test_stats (CI_TM_IN_BGR10A2, 100, 51);
   test_uniform_and_monotonic ();
   test_constant_and_one_bin ();
+  test_dim_frames ();
   test_factor_domain ();
   test_cell_log ();
   test_bin_clamp ();

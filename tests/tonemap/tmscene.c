@@ -217,6 +217,13 @@ void
 tm_scene_nits (int variant, int x, int y, int w, int h, double *rgb)
 {
   double u = (x + 0.5) / w, v = (y + 0.5) / h;
+  if (variant == 2) {
+    /* the interior faded to a 20 cd/m^2 peak (the histogram's anchor) */
+    tm_scene_nits (0, x, y, w, h, rgb);
+    for (int c = 0; c < 3; c++)
+      rgb[c] *= 0.002;
+    return;
+  }
   if (variant == 1) {
     /* daylight exterior: bright, low contrast, blue sky over green field */
     double sky = 600.0 + 400.0 * (1.0 - v);

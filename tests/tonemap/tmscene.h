@@ -36,7 +36,8 @@ int tm_frame_diff (const TmFrame * a, const TmFrame * b, long *ndiff);
 /* Linear light (nits, BT.2020) of the synthetic scene at (x, y) of a w x h
  * frame: a dark interior (0.005..3 nits) lit by a window (sky ~1000-2500
  * nits), two lamps (up to 10000 nits with glow) and saturated BT.2020
- * objects; ~21 stops. variant 1 is a different (daylight) scene for cuts. */
+ * objects; ~21 stops. variant 1 is a different (daylight) scene for cuts, variant 2
+ * the interior faded to a 20 cd/m^2 peak. */
 void tm_scene_nits (int variant, int x, int y, int w, int h, double *rgb);
 
 /* Fill @f (an input frame) from linear nits (BT.2020) through the PQ inverse
