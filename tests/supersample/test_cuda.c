@@ -134,6 +134,25 @@ compare (int sw, int sh, int dw, int dh, int C, int bps, int shift, int spad, in
   return bad;
 }
 
+/* One NPP-vs-model comparison added to the totals: its mismatching
+ * samples, or -1 (counted as not compared) when NPP could not run it. */
+static long
+npp_tally (int sw, int sh, int dw, int dh, int C, int bps, int kind, long *tot,
+    long *all, long *allbad, int *skipped, int *nfail)
+{
+  long b = compare (sw, sh, dw, dh, C, bps, 0, 0, 0, kind, 1, tot);
+  if (b < 0) {
+    (*skipped)++;
+    return -1;
+  }
+  *all += *tot;
+  *allbad += b;
+  cases++;
+  if (b)
+    failures++, (*nfail)++;
+  return b;
+}
+
 static const int issue_sizes[][4] = {
   {6, 6, 4, 4}, {128, 128, 96, 96}, {641, 479, 320, 240}, {1919, 1079, 997, 541},
   {64, 64, 63, 1}, {7, 5, 1, 1}, {1000, 1000, 3, 997}, {3840, 2160, 1920, 1080},
@@ -398,16 +417,9 @@ main (int argc, char **argv)
       int dw = 1 + ci_rand_next (&st) % (sw - 1), dh = 1 + ci_rand_next (&st) % (sh - 1);
       int Cs[3] = { 1, 3, 4 };
       int C = Cs[ci_rand_next (&st) % 3], bps = 1 + ci_rand_next (&st) % 2;
-      long t, b = compare (sw, sh, dw, dh, C, bps, 0, 0, 0, k & 1, 1, &t);
-      if (b < 0) {
-        skipped++;
-        continue;
-      }
-      all += t;
-      allbad += b;
-      cases++;
-      if (b) {
-        failures++, nfail++;
+      long t, b = npp_tally (sw, sh, dw, dh, C, bps, k & 1, &t, &all, &allbad,
+          &skipped, &nfail);
+      if (b > 0) {
         printf ("NPP mismatch random %dx%d->%dx%d C%d bps%d: %ld/%ld\n", sw, sh, dw, dh,
             C, bps, b, t);
       }
@@ -424,20 +436,12 @@ main (int argc, char **argv)
       for (int C = 1; C <= 4; C += 3)
         for (int bps = 1; bps <= 2; bps++)
           for (int kind = 0; kind <= 2; kind += 2) {
-            long t, b = compare (huge[i][0], huge[i][1], huge[i][2], huge[i][3], C, bps,
-                0, 0, 0, kind, 1, &t);
-            if (b < 0) {
-              skipped++;
-              continue;
-            }
-            all += t;
-            allbad += b;
-            cases++;
-            if (b)
-              failures++, nfail++;
-            printf ("NPP huge %dx%d->%dx%d C%d bps%d %s: %ld/%ld differ, first %u\n",
-                huge[i][0], huge[i][1], huge[i][2], huge[i][3], C, bps,
-                kind ? "constant" : "random", b, t, last_first);
+            long t, b = npp_tally (huge[i][0], huge[i][1], huge[i][2], huge[i][3], C,
+                bps, kind, &t, &all, &allbad, &skipped, &nfail);
+            if (b >= 0)
+              printf ("NPP huge %dx%d->%dx%d C%d bps%d %s: %ld/%ld differ, first %u\n",
+                  huge[i][0], huge[i][1], huge[i][2], huge[i][3], C, bps,
+                  kind ? "constant" : "random", b, t, last_first);
           }
     printf ("\nNPP vs model: %ld samples, %ld differ (%.6f %% exact), %d failing cases, "
         "%d not compared\n", all, allbad, all ? 100.0 * (all - allbad) / all : 0.0,
