@@ -119,7 +119,8 @@ gst_tonemap_install_properties (GObjectClass * klass)
           CI_TM_MIN_BINS, CI_TM_MAX_BINS, DEFAULT_BINS, rw));
   g_object_class_install_property (klass, PROP_TARGET_PEAK,
       g_param_spec_float ("target-peak", "Target peak",
-          "Luminance (cd/m2) of SDR white, for the curve operators",
+          "Luminance (cd/m2) of SDR white: the curves' scale; the histogram "
+          "operator shows a frame peaking below it no brighter than it is",
           1.0f, 10000.0f, DEFAULT_TARGET_PEAK, rwc));
   g_object_class_install_property (klass, PROP_SOURCE_PEAK,
       g_param_spec_float ("source-peak", "Source peak",
