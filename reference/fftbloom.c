@@ -79,6 +79,21 @@ ci_fb_kernel_normalise (CiFbKernel * k)
   return lit > 0 ? 0 : -1;
 }
 
+/* The energy shares of the glare's three parts (docs/fftbloom.md). */
+static void
+glare_shares (const CiFbGlare * g, double w[3])
+{
+  double hs = g->halo_strength, ss = g->spike_count > 0 ? g->spike_strength : 0;
+  if (hs + ss > 1.0) {
+    double f = 1.0 / (hs + ss);
+    hs *= f;
+    ss *= f;
+  }
+  w[0] = 1.0 - hs - ss;
+  w[1] = hs;
+  w[2] = ss;
+}
+
 CiFbKernel *
 ci_fb_kernel_glare (const CiFbGlare * g, int radius)
 {
@@ -102,13 +117,8 @@ ci_fb_kernel_glare (const CiFbGlare * g, int radius)
         sum[t] += terms[t * n + i];
     }
   /* Each component normalised on its own so the strengths are energy shares. */
-  double hs = g->halo_strength, ss = g->spike_count > 0 ? g->spike_strength : 0;
-  if (hs + ss > 1.0) {
-    double f = 1.0 / (hs + ss);
-    hs *= f;
-    ss *= f;
-  }
-  double w[3] = { 1.0 - hs - ss, hs, ss };
+  double w[3];
+  glare_shares (g, w);
   for (size_t i = 0; i < n; i++) {
     double v = 0.0;
     for (int t = 0; t < 3; t++)
@@ -123,6 +133,88 @@ ci_fb_kernel_glare (const CiFbGlare * g, int radius)
     return NULL;
   }
   return k;
+}
+
+/* The texels of ci_fb_kernel_glare (g, R) within rx columns and ry rows of
+ * its centre, each with the bits the whole kernel gives it: the sums that
+ * normalise it still run over all (2R + 1)^2 texels, which are computed
+ * twice instead of stored. */
+CiFbKernel *
+ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
+{
+  const int d = 2 * R + 1;
+  rx = rx < R ? rx : R;
+  ry = ry < R ? ry : R;
+  CiFbKernel *k = ci_fb_kernel_new (2 * rx + 1, 2 * ry + 1, 1);
+  if (!k)
+    return NULL;
+  const float rho = (float) R + 0.5f;
+  double sum[3] = { 0, 0, 0 };
+  for (int y = 0; y < d; y++)
+    for (int x = 0; x < d; x++) {
+      float tm[3];
+      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), rho, &tm[0],
+          &tm[1], &tm[2]);
+      for (int t = 0; t < 3; t++)
+        sum[t] += tm[t];
+    }
+  double w[3];
+  glare_shares (g, w);
+  /* ci_fb_kernel_normalise's sum, over the whole kernel in its order */
+  double s = 0.0;
+  for (int y = 0; y < d; y++)
+    for (int x = 0; x < d; x++) {
+      float tm[3];
+      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), rho, &tm[0],
+          &tm[1], &tm[2]);
+      double v = 0.0;
+      for (int t = 0; t < 3; t++)
+        if (sum[t] > 0.0)
+          v += w[t] * tm[t] / sum[t];
+      const float fv = (float) v;
+      s += fv;
+      if (x >= R - rx && x <= R + rx && y >= R - ry && y <= R + ry)
+        k->data[(size_t) (y - (R - ry)) * k->width + (x - (R - rx))] = fv;
+    }
+  if (!(s > 0.0)) {
+    ci_fb_kernel_free (k);
+    return NULL;
+  }
+  for (size_t i = 0; i < (size_t) k->width * k->height; i++)
+    k->data[i] = (float) (k->data[i] / s);
+  k->cx = rx;
+  k->cy = ry;
+  return k;
+}
+
+/* Texels further from the centre than the bloom image reaches (w - 1
+ * columns, h - 1 rows) only move light from outside the frame or to
+ * outside it (black, lost: docs/fftbloom.md), so they are cut away after
+ * normalisation: the FFT grid then grows with the frame, not with a kernel
+ * larger than it. A kernel within that reach is returned as it is. */
+static CiFbKernel *
+crop_to_reach (CiFbKernel * k, int w, int h)
+{
+  if (!k)
+    return NULL;
+  const int x0 = k->cx - (w - 1) > 0 ? k->cx - (w - 1) : 0;
+  const int y0 = k->cy - (h - 1) > 0 ? k->cy - (h - 1) : 0;
+  const int x1 = k->cx + (w - 1) < k->width - 1 ? k->cx + (w - 1) : k->width - 1;
+  const int y1 = k->cy + (h - 1) < k->height - 1 ? k->cy + (h - 1) : k->height - 1;
+  if (x0 == 0 && y0 == 0 && x1 == k->width - 1 && y1 == k->height - 1)
+    return k;
+  CiFbKernel *c = ci_fb_kernel_new (x1 - x0 + 1, y1 - y0 + 1, k->channels);
+  if (c) {
+    for (int ch = 0; ch < k->channels; ch++)
+      for (int y = y0; y <= y1; y++)
+        memcpy (c->data + ((size_t) ch * c->height + (y - y0)) * c->width,
+            k->data + ((size_t) ch * k->height + y) * k->width + x0,
+            (size_t) c->width * sizeof (float));
+    c->cx = k->cx - x0;
+    c->cy = k->cy - y0;
+  }
+  ci_fb_kernel_free (k);
+  return c;
 }
 
 /* Bilinear sample of channel c at continuous texel coordinates, zero outside. */
@@ -304,6 +396,7 @@ ci_fb_kernel_for_frame (const CiFbGlare * g, const CiFbImage * img,
   int big = width > height ? width : height;
   if (scale < 1)
     scale = 1;
+  const int bw = ci_fb_scaled (width, scale), bh = ci_fb_scaled (height, scale);
   if (img) {
     int size;
     if (kernel_size > 0.0f)
@@ -314,10 +407,16 @@ ci_fb_kernel_for_frame (const CiFbGlare * g, const CiFbImage * img,
     }
     if (kernel_size > 0.0f || scale > 1)
       size = size < 1 ? 1 : size;
-    return ci_fb_kernel_from_image (img, size, fx, fy);
+    return crop_to_reach (ci_fb_kernel_from_image (img, size, fx, fy), bw, bh);
   }
   int radius = (int) lroundf (kernel_size * big / scale * 0.5f);
-  return ci_fb_kernel_glare (g, radius < 1 ? 1 : radius);
+  radius = radius < 1 ? 1 : radius;
+  /* up to 2^24 texels stored whole (256 MB with the parts) and cut; past
+   * that computed twice and only the window kept (the whole kernel of an
+   * 8191x2 frame at kernel-size 2, 4 GB, for 5 of its 16383 rows) */
+  if ((size_t) (2 * radius + 1) * (2 * radius + 1) <= ((size_t) 1 << 24))
+    return crop_to_reach (ci_fb_kernel_glare (g, radius), bw, bh);
+  return ci_fb_kernel_glare_window (g, radius, bw - 1, bh - 1);
 }
 
 /* ---- the FFT pipeline ---- */

@@ -28,6 +28,10 @@ int ci_fb_kernel_normalise (CiFbKernel * k);
 
 /* Procedural glare of radius R texels: (2R+1)^2 texels, centred, grey. */
 CiFbKernel *ci_fb_kernel_glare (const CiFbGlare * g, int radius);
+/* The texels of ci_fb_kernel_glare (g, R) within rx columns and ry rows of
+ * its centre, with the same bits, without storing the whole kernel. */
+CiFbKernel *ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx,
+    int ry);
 
 /* Kernel from an image, resampled so that its larger side is `size` texels
  * (0 = keep the image's size), centred on (fx, fy) (fractions of the

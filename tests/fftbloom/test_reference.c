@@ -68,6 +68,10 @@ compare_naive (const uint8_t * in, const uint8_t * out, size_t stride,
   return worst;
 }
 
+/* when set, the naive convolution takes this kernel instead (the whole
+ * kernel of which the element's is cut) */
+static const CiFbKernel *naive_kernel;
+
 static void
 run_vs_naive (const char *what, int width, int height, const CiFbFormat * f,
     const CiFbKernel * k, const CiFbParams * p, int scale, uint64_t seed)
@@ -95,9 +99,10 @@ run_vs_naive (const char *what, int width, int height, const CiFbFormat * f,
   }
   g_free (mt);
   NvFormat nf = nv_fmt (f);
+  const CiFbKernel *kn = naive_kernel ? naive_kernel : k;
   double *exact = nv_bloom (in, stride, width, height, &nf, p->intensity,
-      p->threshold, p->knee, scale, k->data, k->width, k->height, k->channels,
-      k->cx, k->cy);
+      p->threshold, p->knee, scale, kn->data, kn->width, kn->height,
+      kn->channels, kn->cx, kn->cy);
   int abad;
   double worst = compare_naive (in, out, stride, width, height, f, exact, &abad);
   int nx, ny;
@@ -216,6 +221,109 @@ test_vs_naive (void)
   k = ci_fb_kernel_glare (&g, 12);
   run_vs_naive ("61x47 glare R=12", 61, 47, &fmt_rgba, k, &p, 1, 9);
   ci_fb_kernel_free (k);
+}
+
+/* Kernels reaching past the frame are cut to its extent
+ * (ci_fb_kernel_for_frame): every texel kept has the bits of the whole
+ * kernel's, and the output stays within the naive convolution with the
+ * whole kernel. */
+static int
+same_window (const CiFbKernel * cut, const CiFbKernel * whole, int want_w,
+    int want_h)
+{
+  if (!cut || !whole || cut->width != want_w || cut->height != want_h
+      || cut->channels != whole->channels)
+    return 0;
+  for (int c = 0; c < cut->channels; c++)
+    for (int y = 0; y < cut->height; y++)
+      for (int x = 0; x < cut->width; x++) {
+        const int wx = x - cut->cx + whole->cx, wy = y - cut->cy + whole->cy;
+        const float a = cut->data[((size_t) c * cut->height + y) * cut->width + x];
+        const float b = whole->data[((size_t) c * whole->height + wy) *
+            whole->width + wx];
+        if (memcmp (&a, &b, sizeof a) != 0)
+          return 0;
+      }
+  return 1;
+}
+
+static void
+test_kernel_cut (void)
+{
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  CiFbParams p = { 1.0f, 0.35f, 0.5f };
+  /* frame, kernel-size, scale: R = lround (ks * big / s / 2) */
+  static const struct
+  {
+    int w, h;
+    float ks;
+    int s;
+  } c[] = { {97, 3, 2.0f, 1}, {5, 61, 1.0f, 1}, {200, 9, 0.5f, 2}, {64, 64, 2.0f, 1},
+  {1, 40, 2.0f, 1} };
+  for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+    const int bw = ci_fb_scaled (c[i].w, c[i].s), bh = ci_fb_scaled (c[i].h, c[i].s);
+    const int big = c[i].w > c[i].h ? c[i].w : c[i].h;
+    int R = (int) lroundf (c[i].ks * big / c[i].s * 0.5f);
+    R = R < 1 ? 1 : R;
+    CiFbKernel *whole = ci_fb_kernel_glare (&g, R);
+    CiFbKernel *cut = ci_fb_kernel_for_frame (&g, NULL, c[i].ks, -1, -1, c[i].w,
+        c[i].h, c[i].s);
+    const int ww = 2 * (R < bw - 1 ? R : bw - 1) + 1;
+    const int wh = 2 * (R < bh - 1 ? R : bh - 1) + 1;
+    EXPECT (same_window (cut, whole, ww, wh), "glare R=%d for %dx%d at 1/%d: "
+        "not the whole kernel's %dx%d window (got %dx%d)", R, c[i].w, c[i].h,
+        c[i].s, ww, wh, cut ? cut->width : -1, cut ? cut->height : -1);
+    char what[64];
+    snprintf (what, sizeof what, "%dx%d glare R=%d cut to %dx%d", c[i].w,
+        c[i].h, R, ww, wh);
+    naive_kernel = whole;
+    if (cut)
+      run_vs_naive (what, c[i].w, c[i].h, &fmt_rgba, cut, &p, c[i].s, 40 + i);
+    naive_kernel = NULL;
+    ci_fb_kernel_free (whole);
+    ci_fb_kernel_free (cut);
+  }
+  /* the window computed without the whole kernel (what kernels past 2^24
+   * texels take), against the whole one: rays at odd angles, a halo */
+  CiFbGlare g2 = g;
+  g2.spike_count = 5;
+  g2.spike_angle = 13.0f;
+  g2.halo_strength = 0.3f;
+  static const int win[][3] = { {40, 3, 2}, {40, 40, 0}, {40, 50, 50}, {7, 0, 7},
+  {1, 1, 1}
+  };
+  for (unsigned i = 0; i < sizeof win / sizeof win[0]; i++) {
+    const int R = win[i][0], rx = win[i][1], ry = win[i][2];
+    CiFbKernel *whole = ci_fb_kernel_glare (&g2, R);
+    CiFbKernel *w = ci_fb_kernel_glare_window (&g2, R, rx, ry);
+    const int ww = 2 * (rx < R ? rx : R) + 1, wh = 2 * (ry < R ? ry : R) + 1;
+    EXPECT (same_window (w, whole, ww, wh), "glare window R=%d %d,%d: not the "
+        "whole kernel's (got %dx%d)", R, rx, ry, w ? w->width : -1,
+        w ? w->height : -1);
+    ci_fb_kernel_free (whole);
+    ci_fb_kernel_free (w);
+  }
+  /* an image kernel (three planes, centre off the middle), cut the same way */
+  CiFbImage img = { 31, 23, 3, NULL };
+  img.data = g_malloc ((size_t) 31 * 23 * 3 * sizeof (float));
+  uint64_t st = 77;
+  for (int i = 0; i < 31 * 23 * 3; i++)
+    img.data[i] = (float) ((ci_rand_next (&st) >> 40) / (double) (1 << 24));
+  CiFbKernel *whole = ci_fb_kernel_from_image (&img, 0, 0.2f, 0.7f);
+  CiFbKernel *cut = ci_fb_kernel_for_frame (&g, &img, 0.0f, 0.2f, 0.7f, 40, 4, 1);
+  /* centre (6, 15): columns 0..30 stay (reach 39), rows 12..18 */
+  EXPECT (same_window (cut, whole, 31, 7), "image kernel for 40x4: not the "
+      "whole kernel's 31x7 window (got %dx%d)", cut ? cut->width : -1,
+      cut ? cut->height : -1);
+  naive_kernel = whole;
+  if (cut)
+    run_vs_naive ("40x4 image kernel 31x23 cut to 31x7", 40, 4, &fmt_rgba, cut,
+        &p, 1, 50);
+  naive_kernel = NULL;
+  ci_fb_kernel_free (whole);
+  ci_fb_kernel_free (cut);
+  g_free (img.data);
 }
 
 static void
@@ -575,6 +683,7 @@ main (int argc, char **argv)
   test_transfer ();
   test_bright_bits ();
   test_vs_naive ();
+  test_kernel_cut ();
   test_delta ();
   test_energy ();
   test_no_wrap ();
