@@ -248,6 +248,23 @@ gst_tonemap_out_colorimetry (gboolean rgb)
   return gst_video_colorimetry_to_string (&c);
 }
 
+/* Whether output caps @st can be what the element produces: one of its
+ * formats with that format's fixed colour description. Without this the
+ * way back (src to sink) dropped the colorimetry and took any: an
+ * ACCEPT_CAPS of BGRx with bt709 or NV12 with bt2100-pq answered yes. */
+static gboolean
+gst_tonemap_out_possible (const GstStructure * st)
+{
+  GstCaps *in = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
+  GstCaps *ours = gst_tonemap_transform_caps (GST_PAD_SINK, in, NULL);
+  GstCaps *one = gst_caps_new_full (gst_structure_copy (st), NULL);
+  const gboolean ok = gst_caps_can_intersect (one, ours);
+  gst_caps_unref (one);
+  gst_caps_unref (ours);
+  gst_caps_unref (in);
+  return ok;
+}
+
 GstCaps *
 gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
     GstCaps * filter)
@@ -275,6 +292,9 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
   }
 
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    if (direction == GST_PAD_SRC
+        && !gst_tonemap_out_possible (gst_caps_get_structure (caps, i)))
+      continue;
     GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
     /* size and rate pass through; colour description does not */
     gst_structure_set_value (s, "format", formats);

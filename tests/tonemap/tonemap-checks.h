@@ -636,6 +636,51 @@ reset_switches (void)
   use_cuda_memory = FALSE;
 }
 
+/* The output's colour description is fixed (BT.709; RGB full range): the
+ * src pad refuses another in ACCEPT_CAPS, and a downstream that wants one
+ * leaves the sink pad's CAPS query empty (a helper's audit: both took any). */
+GST_START_TEST (test_out_colorimetry_refused)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+  static const struct
+  {
+    const gchar *rest;
+    gboolean ok;
+  } c[] = {
+    {"format=BGRx,colorimetry=bt709", FALSE},
+    {"format=BGRx,colorimetry=bt2020", FALSE},
+    {"format=NV12,colorimetry=bt2100-pq", FALSE},
+    {"format=I420,colorimetry=bt601", FALSE},
+    {"format=BGRx,colorimetry=1:1:5:1", TRUE},
+    {"format=RGBA", TRUE},
+    {"format=NV12,colorimetry=bt709,chroma-site=jpeg", TRUE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
+    gchar *str = g_strdup_printf ("video/x-raw,width=64,height=48,"
+        "framerate=30/1,%s", c[i].rest);
+    GstCaps *caps = gst_caps_from_string (str);
+    fail_unless_equals_int (gst_pad_query_accept_caps (src, caps), c[i].ok);
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx,width=64,"
+      "height=48,framerate=30/1,colorimetry=bt2020");
+  GstCaps *up = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_is_empty (up), "%" GST_PTR_FORMAT, up);
+  gst_caps_unref (up);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx,width=64,"
+      "height=48,framerate=30/1,colorimetry=1:1:5:1");
+  up = gst_pad_query_caps (sink, NULL);
+  fail_if (gst_caps_is_empty (up));
+  gst_caps_unref (up);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -654,4 +699,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
+  tcase_add_test (tc, test_out_colorimetry_refused);
 }
