@@ -94,6 +94,18 @@ glare_shares (const CiFbGlare * g, double w[3])
   w[2] = ss;
 }
 
+/* A texel from its parts: each part over its sum, weighted by its share
+ * (one copy, so the whole kernel and its window give the same bits). */
+static float
+glare_mix (const float tm[3], const double w[3], const double sum[3])
+{
+  double v = 0.0;
+  for (int t = 0; t < 3; t++)
+    if (sum[t] > 0.0)
+      v += w[t] * tm[t] / sum[t];
+  return (float) v;
+}
+
 CiFbKernel *
 ci_fb_kernel_glare (const CiFbGlare * g, int radius)
 {
@@ -120,11 +132,8 @@ ci_fb_kernel_glare (const CiFbGlare * g, int radius)
   double w[3];
   glare_shares (g, w);
   for (size_t i = 0; i < n; i++) {
-    double v = 0.0;
-    for (int t = 0; t < 3; t++)
-      if (sum[t] > 0.0)
-        v += w[t] * terms[t * n + i] / sum[t];
-    k->data[i] = (float) v;
+    const float tm[3] = { terms[i], terms[n + i], terms[2 * n + i] };
+    k->data[i] = glare_mix (tm, w, sum);
   }
   free (terms);
   k->cx = k->cy = R;
@@ -167,11 +176,7 @@ ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
       float tm[3];
       ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), rho, &tm[0],
           &tm[1], &tm[2]);
-      double v = 0.0;
-      for (int t = 0; t < 3; t++)
-        if (sum[t] > 0.0)
-          v += w[t] * tm[t] / sum[t];
-      const float fv = (float) v;
+      const float fv = glare_mix (tm, w, sum);
       s += fv;
       if (x >= R - rx && x <= R + rx && y >= R - ry && y <= R + ry)
         k->data[(size_t) (y - (R - ry)) * k->width + (x - (R - rx))] = fv;
