@@ -248,21 +248,17 @@ gst_tonemap_out_colorimetry (gboolean rgb)
   return gst_video_colorimetry_to_string (&c);
 }
 
-/* Whether output caps @st can be what the element produces: one of its
- * formats with that format's fixed colour description. Without this the
- * way back (src to sink) dropped the colorimetry and took any: an
- * ACCEPT_CAPS of BGRx with bt709 or NV12 with bt2100-pq answered yes. */
-static gboolean
-gst_tonemap_out_possible (const GstStructure * st)
+/* Everything the element can output: its formats, each with its fixed
+ * colour description (towards the sink, output caps outside it are
+ * dropped: the way back dropped the colorimetry and took any, so an
+ * ACCEPT_CAPS of BGRx with bt709 or NV12 with bt2100-pq answered yes). */
+static GstCaps *
+gst_tonemap_all_out_caps (void)
 {
   GstCaps *in = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
   GstCaps *ours = gst_tonemap_transform_caps (GST_PAD_SINK, in, NULL);
-  GstCaps *one = gst_caps_new_full (gst_structure_copy (st), NULL);
-  const gboolean ok = gst_caps_can_intersect (one, ours);
-  gst_caps_unref (one);
-  gst_caps_unref (ours);
   gst_caps_unref (in);
-  return ok;
+  return ours;
 }
 
 GstCaps *
@@ -291,10 +287,16 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
     }
   }
 
+  GstCaps *ours = direction == GST_PAD_SRC ? gst_tonemap_all_out_caps () :
+      NULL;
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    if (direction == GST_PAD_SRC
-        && !gst_tonemap_out_possible (gst_caps_get_structure (caps, i)))
-      continue;
+    if (ours) {
+      GstCaps *one = gst_caps_copy_nth (caps, i);
+      const gboolean possible = gst_caps_can_intersect (one, ours);
+      gst_caps_unref (one);
+      if (!possible)
+        continue;
+    }
     GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
     /* size and rate pass through; colour description does not */
     gst_structure_set_value (s, "format", formats);
@@ -321,6 +323,8 @@ gst_tonemap_transform_caps (GstPadDirection direction, GstCaps * caps,
     g_value_unset (&rgb);
     g_value_unset (&yuv);
   }
+  if (ours)
+    gst_caps_unref (ours);
   gst_caps_unref (tmpl);
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, ret,
