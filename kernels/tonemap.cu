@@ -1391,8 +1391,8 @@ tm_update_kernel (int bins, uint32_t total, int window,
     }
   }
 
-  float src = src_cfg > 0.0f ? src_cfg :
-      ci_tm_exp2f (cur.smax * CI_TM_LOG2_10) - CI_TM_EPS;
+  const float measured = ci_tm_measured_peak (cur.smax);
+  float src = src_cfg > 0.0f ? src_cfg : measured;
   if (src < 1e-3f)
     src = 1e-3f;
   if (t == 0) {
@@ -1414,7 +1414,7 @@ tm_update_kernel (int bins, uint32_t total, int window,
         cdf[i] = b0 + i < bins - 1 ? sv[i] : 0ull;
       tm_excl_scan < IPT > (cdf, ts.sc, &top);
     }
-    const float anchor = ci_tm_hist_anchor (cur.smax, target);
+    const float anchor = ci_tm_hist_anchor (measured, target);
     for (int i = 0; i < IPT; i++)
       if (b0 + i < bins)
         map[b0 + i] = ci_tm_hist_target (cdf[i], top, single, anchor);

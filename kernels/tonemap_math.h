@@ -542,16 +542,23 @@ ci_tm_ema_f (float s, float p, int k)
   return d == 0.0f ? s + 0.0f : s + d / (float) k;
 }
 
-/* The histogram operator's anchor: the smoothed peak of the statistic
- * (10^smax - eps, cd/m^2) over target-peak, at most 1. Equalisation only
- * places tones relative to each other; this keeps a frame whose peak is
- * below SDR white (a fade, a black screen, chroma noise on black) from
- * being stretched to grey or to saturated colour: its brightest bin is
- * shown at its own luminance, not brighter. */
+/* The statistic's smoothed peak in cd/m^2: 10^smax - eps. The curves'
+ * measured source peak and the histogram's anchor both take it. */
 CI_HD float
-ci_tm_hist_anchor (float smax, float target_peak)
+ci_tm_measured_peak (float smax)
 {
-  const float peak = ci_tm_exp2f (smax * CI_TM_LOG2_10) - CI_TM_EPS;
+  return ci_tm_exp2f (smax * CI_TM_LOG2_10) - CI_TM_EPS;
+}
+
+/* The histogram operator's anchor: the measured peak (above) over
+ * target-peak, at most 1. Equalisation only places tones relative to each
+ * other; this keeps a frame whose peak is below SDR white (a fade, a black
+ * screen, chroma noise on black) from being stretched to grey or to
+ * saturated colour: its brightest bin is shown at its own luminance, not
+ * brighter. */
+CI_HD float
+ci_tm_hist_anchor (float peak, float target_peak)
+{
   return peak >= target_peak ? 1.0f : peak > 0.0f ? peak / target_peak : 0.0f;
 }
 

@@ -219,15 +219,15 @@ ci_tm_build_map (const CiTmState * st, const CiTmConfig * cfg,
 {
   range->lmin = st->blo;
   range->scale = ci_tm_range_scale (st->blo, st->bhi, st->bins);
-  range->src_peak = cfg->source_peak > 0.0f ? cfg->source_peak :
-      ci_tm_exp2f (st->smax * CI_TM_LOG2_10) - CI_TM_EPS;
+  const float measured = ci_tm_measured_peak (st->smax);
+  range->src_peak = cfg->source_peak > 0.0f ? cfg->source_peak : measured;
   if (range->src_peak < 1e-3f)
     range->src_peak = 1e-3f;
   range->valid = 1;
   if (cfg->op == CI_TM_OP_HISTOGRAM) {
     int bins = st->bins, nonzero = 0;
     uint64_t cdf[CI_TM_MAX_BINS];       /* bounded by ci_tm_state_init */
-    const float anchor = ci_tm_hist_anchor (st->smax, cfg->target_peak);
+    const float anchor = ci_tm_hist_anchor (measured, cfg->target_peak);
     ci_tm_ref_exclusive_scan (st->s, cdf, bins);
     for (int b = 0; b < bins; b++)
       nonzero += st->s[b] != 0;
