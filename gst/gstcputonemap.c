@@ -132,13 +132,12 @@ gst_cpu_tonemap_set_info (GstVideoFilter * filter, GstCaps * incaps,
           in_info))
     return FALSE;
   if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
-          incaps, in_info, out_info, &self->cfg, &self->meta_peak)) {
+          incaps, in_info, out_info, &self->cfg, &self->meta_peak,
+          &self->runtime_serial, &self->layout_serial)) {
     GST_ERROR_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT " -> %"
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
-  gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
-      &self->cfg, &self->runtime_serial, &self->layout_serial);
   return renew_state (self);
 }
 
@@ -193,12 +192,11 @@ gst_cpu_tonemap_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
       &self->cfg, &rs, &ls);
   if (ls != self->layout_serial) {
     /* bins / transfer / input peak: a new pipeline, new history */
-    gfloat meta;
+    gfloat meta = self->meta_peak;      /* keeps the caps' metadata */
     CiTmConfig cfg;
     if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
-            NULL, &filter->in_info, &filter->out_info, &cfg, &meta))
+            NULL, &filter->in_info, &filter->out_info, &cfg, &meta, &rs, &ls))
       return GST_FLOW_NOT_NEGOTIATED;
-    cfg.source_peak = self->cfg.source_peak;    /* keeps the caps' metadata */
     self->cfg = cfg;
     if (!renew_state (self))
       return GST_FLOW_ERROR;

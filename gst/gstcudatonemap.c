@@ -103,13 +103,12 @@ gst_cuda_tonemap_set_info (GstCudaImagingFilter * filter, GstCaps * incaps,
 {
   GstCudaTonemap *self = GST_CUDA_TONEMAP (filter);
   if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
-          incaps, in_info, out_info, &self->cfg, &self->meta_peak)) {
+          incaps, in_info, out_info, &self->cfg, &self->meta_peak,
+          &self->runtime_serial, &self->layout_serial)) {
     GST_ERROR_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT " -> %"
         GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
-  gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
-      &self->cfg, &self->runtime_serial, &self->layout_serial);
   /* the device context is made on the first frame, where the stream is */
   self->need_create = TRUE;
   return TRUE;
@@ -147,15 +146,14 @@ gst_cuda_tonemap_process (GstCudaImagingFilter * filter,
   gst_tonemap_runtime (GST_ELEMENT (self), &self->settings, self->meta_peak,
       &self->cfg, &rs, &ls);
   if (ls != self->layout_serial) {
-    gfloat meta;
+    gfloat meta = self->meta_peak;      /* keeps the caps' metadata */
     CiTmConfig cfg;
     if (!gst_tonemap_config_from_caps (GST_ELEMENT (self), &self->settings,
-            NULL, in->info, out->info, &cfg, &meta)) {
+            NULL, in->info, out->info, &cfg, &meta, &rs, &ls)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
           ("the changed settings do not fit the negotiated formats"));
       return GST_CUDA_IMAGING_ERROR_POSTED;
     }
-    cfg.source_peak = self->cfg.source_peak;
     self->cfg = cfg;
     self->layout_serial = ls;
     self->need_create = TRUE;

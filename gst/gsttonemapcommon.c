@@ -419,12 +419,11 @@ out_format (GstVideoFormat f, CiTmOutFormat * out)
   }
 }
 
-void
-gst_tonemap_runtime (GstElement * element, GstTonemapSettings * s,
-    gfloat meta_peak, CiTmConfig * cfg, guint * runtime_serial,
-    guint * layout_serial)
+/* the object lock held */
+static void
+runtime_locked (GstTonemapSettings * s, gfloat meta_peak, CiTmConfig * cfg,
+    guint * runtime_serial, guint * layout_serial)
 {
-  GST_OBJECT_LOCK (element);
   cfg->op = s->op;
   cfg->source_peak = s->source_peak > 0.0f ? s->source_peak : meta_peak;
   cfg->target_peak = s->target_peak;
@@ -434,13 +433,23 @@ gst_tonemap_runtime (GstElement * element, GstTonemapSettings * s,
     *runtime_serial = s->runtime_serial;
   if (layout_serial)
     *layout_serial = s->layout_serial;
+}
+
+void
+gst_tonemap_runtime (GstElement * element, GstTonemapSettings * s,
+    gfloat meta_peak, CiTmConfig * cfg, guint * runtime_serial,
+    guint * layout_serial)
+{
+  GST_OBJECT_LOCK (element);
+  runtime_locked (s, meta_peak, cfg, runtime_serial, layout_serial);
   GST_OBJECT_UNLOCK (element);
 }
 
 gboolean
 gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
     GstCaps * incaps, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info, CiTmConfig * cfg, gfloat * meta_peak_out)
+    const GstVideoInfo * out_info, CiTmConfig * cfg, gfloat * meta_peak_io,
+    guint * runtime_serial, guint * layout_serial)
 {
   /* caps without colorimetry: gst_video_info_from_caps () fills in SDR
    * defaults (sRGB / BT.709), but an HDR source that does not say (a raw
@@ -462,7 +471,7 @@ gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
   CiTmInFormat fi;
   CiTmOutFormat fo;
   gint transfer, bins;
-  gfloat input_peak, meta_peak = 0.0f;
+  gfloat input_peak, meta_peak = incaps ? 0.0f : *meta_peak_io;
 
   if (!in_format (GST_VIDEO_INFO_FORMAT (in_info), &fi) ||
       !out_format (GST_VIDEO_INFO_FORMAT (out_info), &fo))
@@ -485,13 +494,16 @@ gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
       && mdi.max_display_mastering_luminance <= 10000u * 10000u)
     meta_peak = mdi.max_display_mastering_luminance / 10000.0f;
 
+  /* one locked read: the serials must be those of the values used, or a
+   * change made in between would be taken as applied */
+  ci_tm_config_defaults (cfg);
   GST_OBJECT_LOCK (element);
   transfer = s->input_transfer;
   bins = (gint) s->bins;
   input_peak = s->input_peak;
+  runtime_locked (s, meta_peak, cfg, runtime_serial, layout_serial);
   GST_OBJECT_UNLOCK (element);
 
-  ci_tm_config_defaults (cfg);
   cfg->in_format = fi;
   cfg->out_format = fo;
   cfg->width = in_info->width;
@@ -546,8 +558,7 @@ gst_tonemap_config_from_caps (GstElement * element, GstTonemapSettings * s,
       break;
   }
   cfg->full_range = c->range == GST_VIDEO_COLOR_RANGE_0_255;
-  gst_tonemap_runtime (element, s, meta_peak, cfg, NULL, NULL);
-  *meta_peak_out = meta_peak;
+  *meta_peak_io = meta_peak;
   GST_INFO_OBJECT (element, "%dx%d format %d -> %d, transfer %d, primaries "
       "%s, matrix %d, %s range, bins %d, source peak %g (metadata %g)",
       cfg->width, cfg->height, cfg->in_format, cfg->out_format, cfg->transfer,

@@ -63,12 +63,15 @@ GstCaps *gst_tonemap_transform_caps (GstPadDirection direction,
 GstCaps *gst_tonemap_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 
-/* The configuration for negotiated caps and the current properties (object
- * lock taken inside).  @incaps supplies HDR10 mastering-display and
- * content-light-level fields when present. */
+/* The configuration for negotiated caps and the current properties, read
+ * with their serials under one object lock.  @incaps supplies HDR10
+ * mastering-display and content-light-level fields when present; NULL
+ * rebuilds for the caps seen last, whose peak @meta_peak then brings in
+ * (it returns the caps' peak, 0 if none). */
 gboolean gst_tonemap_config_from_caps (GstElement * element,
     GstTonemapSettings * s, GstCaps * incaps, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info, CiTmConfig * cfg, gfloat * meta_peak);
+    const GstVideoInfo * out_info, CiTmConfig * cfg, gfloat * meta_peak,
+    guint * runtime_serial, guint * layout_serial);
 /* Refreshes the run-time fields of @cfg from the properties (@meta_peak:
  * the caps' HDR10 peak, 0 if none); returns the serials so the caller can
  * tell what changed. */

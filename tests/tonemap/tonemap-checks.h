@@ -681,6 +681,66 @@ GST_START_TEST (test_out_colorimetry_refused)
 }
 GST_END_TEST;
 
+/* A property of the layout (bins) set while the element reads its caps'
+ * configuration, after the layout was read: the change must still be
+ * applied (a helper's review: the serial was read under a second lock, so
+ * the change was taken as applied and never was). The log hook is the
+ * window: the configuration's INFO line comes after its reads. */
+static GstElement *caps_race_target;
+static gboolean caps_race_fired;
+
+static void
+caps_race_log (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
+    const gchar * func, gint line, GObject * obj, GstDebugMessage * msg,
+    gpointer data)
+{
+  const gchar *s;
+  if (caps_race_fired || !caps_race_target
+      || obj != (GObject *) caps_race_target
+      || strcmp (gst_debug_category_get_name (cat), "tonemapcommon") != 0)
+    return;
+  s = gst_debug_message_get (msg);
+  /* the negotiation's last configuration: RGBA out (format 0) */
+  if (strstr (s, "bins 1024,") && strstr (s, " -> 0,")) {
+    caps_race_fired = TRUE;
+    g_object_set (caps_race_target, "bins", 256, NULL);
+  }
+}
+
+GST_START_TEST (test_change_during_caps)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 4, "bins", 1024, NULL);
+  caps_race_target = h->element;
+  caps_race_fired = FALSE;
+  gst_debug_add_log_function (caps_race_log, NULL, NULL);
+  gst_debug_set_threshold_for_name ("tonemapcommon", GST_LEVEL_INFO);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA64_LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA");
+  CiTmConfig cfg;
+  tm_config_init (&cfg, CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, W, H);
+  cfg.smoothing = 4;
+  cfg.bins = 256;
+  CiTonemap *ref = ci_tonemap_new (&cfg);
+  TmFrame *rout = tm_frame_new_out (CI_TM_OUT_RGBA, W, H, 0);
+  for (int fr = 0; fr < 3; fr++) {
+    int d = push_and_compare (h, "RGBA64_LE", CI_TM_IN_RGBA64, W, H, 20 + fr,
+        ref, rout);
+    fail_unless (caps_race_fired, "the hook did not run");
+    fail_unless (d <= tm_tolerance (), "frame %d: max diff %d from 256 bins",
+        fr, d);
+  }
+  gst_debug_remove_log_function (caps_race_log);
+  gst_debug_unset_threshold_for_name ("tonemapcommon");
+  caps_race_target = NULL;
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static void
 add_common_cases (TCase * tc)
 {
@@ -700,4 +760,5 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
   tcase_add_test (tc, test_out_colorimetry_refused);
+  tcase_add_test (tc, test_change_during_caps);
 }
