@@ -17,6 +17,9 @@
 #include "gstsgmcommon.h"
 #include "gstcivideo.h"
 
+GST_DEBUG_CATEGORY_STATIC (gst_sgm_common_debug);
+#define GST_CAT_DEFAULT gst_sgm_common_debug
+
 /* Defaults: chosen on tsukuba/venus/cones (docs/sgm.md). */
 #define DEFAULT_NUM_DISPARITIES 64
 #define DEFAULT_MIN_DISPARITY 0
@@ -120,6 +123,9 @@ gst_sgm_install_properties (GObjectClass * klass, guint first_id)
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
   const GParamFlags live = rw | GST_PARAM_CONTROLLABLE |
       GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_sgm_common_debug, "sgmcommon", 0,
+      "stereo layout, caps and properties");
 
   g_object_class_install_property (klass, first_id + P_NUM_DISPARITIES,
       g_param_spec_int ("num-disparities", "Number of disparities",

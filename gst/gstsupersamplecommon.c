@@ -9,6 +9,9 @@
 #include "gstsupersamplecommon.h"
 #include "gstcivideo.h"
 
+GST_DEBUG_CATEGORY_STATIC (gst_supersample_common_debug);
+#define GST_CAT_DEFAULT gst_supersample_common_debug
+
 static gint
 value_extreme (const GValue * v, gboolean want_max)
 {
@@ -399,6 +402,8 @@ supersample_stop (GstBaseTransform * trans)
 void
 gst_supersample_install_vfuncs (GstBaseTransformClass * klass)
 {
+  GST_DEBUG_CATEGORY_INIT (gst_supersample_common_debug, "supersamplecommon",
+      0, "supersample caps and events");
   klass->fixate_caps = GST_DEBUG_FUNCPTR (gst_supersample_fixate_caps);
   klass->sink_event = GST_DEBUG_FUNCPTR (supersample_sink_event);
   klass->query = GST_DEBUG_FUNCPTR (supersample_query);
