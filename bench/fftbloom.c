@@ -490,8 +490,8 @@ main (int argc, char **argv)
   if (argc > 1 && !strcmp (argv[1], "--sweep")) {
     sweep ("1080p default kernel", 2016, 1176, 1.3f, st);
     sweep ("4K default kernel", 4032, 2352, 1.25f, st);
-    sweep ("1080p frame-sized kernel", 2880, 2041, 1.2f, st);
-    sweep ("4K frame-sized kernel", 5760, 4081, 1.1f, st);
+    sweep ("1080p frame-sized kernel", 2880, 2040, 1.2f, st);
+    sweep ("4K frame-sized kernel", 5760, 4080, 1.1f, st);
     return 0;
   }
   const int sizes[2][2] = { {1920, 1080}, {3840, 2160} };
