@@ -283,6 +283,14 @@ ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
   fail_unless (out != NULL);
   GstVideoRegionOfInterestMeta *m =
       gst_buffer_get_video_region_of_interest_meta (out);
+  /* one region in, at most one out: a scaled meta must not also be copied
+   * unscaled (a mutation audit found that unchecked) */
+  guint n = 0;
+  gpointer state = NULL;
+  while (gst_buffer_iterate_meta_filtered (out, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n++;
+  fail_unless_equals_int (n, e[2] == 0 ? 0 : 1);
   if (e[2] == 0)
     fail_unless (m == NULL, "a region of interest came through");
   else {
@@ -458,11 +466,12 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
    * frame map checks only that start) or that do not fit the caps */
   const gint st = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
   const GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT (&info);
-  GstBuffer *bad[6];
-  const char *why[6] = { "half a frame", "a meta whose plane starts half "
+  GstBuffer *bad[8];
+  const char *why[8] = { "half a frame", "a meta whose plane starts half "
         "way through the buffer", "half a frame with a whole frame's meta",
     "a plane split over two memories", "a meta smaller than the caps",
-    "a meta with a negative stride"
+    "a meta with a negative stride", "the last row one byte short",
+    "a meta whose rows overlap (stride below a row)"
   };
   gsize off[GST_VIDEO_MAX_PLANES] = { 0 };
   gint str[GST_VIDEO_MAX_PLANES] = { st };
@@ -488,7 +497,22 @@ ci_check_buffer_layouts (const char *launch, const char *caps)
   str[0] = -st;
   gst_buffer_add_video_meta_full (bad[5], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
       hgt, 1, off, str);
-  for (int k = 0; k < 6; k++) {
+  /* (a mutation audit: the extent left out the last row's bytes, and
+   * overlapping rows were taken, and no case above noticed) */
+  const gsize rowb = (gsize) w * ps;
+  off[0] = 0;
+  str[0] = st;
+  bad[6] = gst_buffer_new_and_alloc ((gsize) st * (hgt - 1) + rowb - 1);
+  gst_buffer_add_video_meta_full (bad[6], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+      hgt, 1, off, str);
+  const int nbad = hgt > 1 && w > 1 ? 8 : 7;
+  if (nbad == 8) {
+    str[0] = (gint) (rowb - ps);
+    bad[7] = gst_buffer_new_and_alloc (size);
+    gst_buffer_add_video_meta_full (bad[7], GST_VIDEO_FRAME_FLAG_NONE, fmt, w,
+        hgt, 1, off, str);
+  }
+  for (int k = 0; k < nbad; k++) {
     gst_buffer_memset (bad[k], 0, 0x40, gst_buffer_get_size (bad[k]));
     push_refused (launch, caps, bad[k], why[k]);
   }

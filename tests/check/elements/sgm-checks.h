@@ -53,6 +53,7 @@ out_for (const gchar * fmt)
 /* A stereo frame: textured left view, right view = left shifted by @shift
  * pixels (x_right = x_left - shift) in the luma / packed plane 0; other
  * planes (chroma, unused) random. */
+
 static void
 fill_pair (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh,
     gint shift, guint64 seed)
@@ -396,6 +397,105 @@ GST_START_TEST (test_more_knobs)
           "output", i);
     gst_harness_teardown (h);
   }
+}
+GST_END_TEST;
+
+/* The bundled tsukuba pair (tests/sgm/data, CI_SGM_DATA) as one
+ * side-by-side GRAY8 frame; *vw x *vh: one view */
+static GstBuffer *
+tsukuba_sbs (gint * vw, gint * vh, guint8 ** left, guint8 ** right)
+{
+  const gchar *dir = g_getenv ("CI_SGM_DATA");
+  fail_unless (dir != NULL, "CI_SGM_DATA is not set");
+  CiImage *im[2];
+  for (int v = 0; v < 2; v++) {
+    gchar *path = g_build_filename (dir, "tsukuba", v ? "im4.png" : "im3.png",
+        NULL);
+    im[v] = ci_image_load_png (path);
+    fail_unless (im[v] != NULL && im[v]->bytes_per_sample == 1, "%s", path);
+    g_free (path);
+  }
+  const gint w = im[0]->width, h = im[0]->height;
+  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) 2 * w * h);
+  GstMapInfo m;
+  gst_buffer_map (buf, &m, GST_MAP_WRITE);
+  for (int v = 0; v < 2; v++) {
+    const CiImage *g = im[v];
+    guint8 *plane = g_malloc ((gsize) w * h);
+    for (gint y = 0; y < h; y++)
+      for (gint x = 0; x < w; x++) {
+        const guint8 *px = g->data + y * g->stride + (gsize) x * g->channels;
+        plane[y * w + x] = g->channels >= 3 ? (guint8) ((77 * px[0] +
+                150 * px[1] + 29 * px[2] + 128) >> 8) : px[0];
+      }
+    for (gint y = 0; y < h; y++)
+      memcpy (m.data + (gsize) y * 2 * w + (gsize) v * w, plane + (gsize) y * w,
+          w);
+    *(v ? right : left) = plane;
+    ci_image_free (im[v]);
+  }
+  gst_buffer_unmap (buf, &m);
+  *vw = w;
+  *vh = h;
+  return buf;
+}
+
+/* uniqueness is rounded to the nearest 1/1024, not truncated (a helper's
+ * mutation audit: truncation, 0.95 -> 972 instead of 973, went unseen:
+ * the other cases set exact k/1024 values, and on their synthetic pairs,
+ * which match exactly, no pixel's ratio falls between two such steps).
+ * On the tsukuba pair at the defaults the element must give the
+ * reference's 973, whose map differs from 972's there. */
+GST_START_TEST (test_uniqueness_rounding)
+{
+  gint vw, vh;
+  guint8 *l = NULL, *r = NULL;
+  GstBuffer *in = tsukuba_sbs (&vw, &vh, &l, &r);
+  GstElement *sgm;
+  GstHarness *h = new_harness (&sgm);
+  g_object_set (sgm, "num-disparities", 16, "uniqueness", 0.95, NULL);
+  gst_object_unref (sgm);
+  gchar *ic = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,height=%d,"
+      "framerate=30/1", 2 * vw, vh);
+  gst_harness_set_src_caps_str (h, ic);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY16_LE");
+  g_free (ic);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  const SgmLuma gray = { SGM_LUMA_GRAY8, 1, 0, 0, 0 };
+  const gsize row = (gsize) vw * 2;
+  guint8 *ref[2];
+  for (int k = 0; k < 2; k++) {
+    SgmParams p;
+    sgm_params_init (&p, vw, vh);
+    p.num_disp = 16;
+    p.uniqueness = k ? 972 : 973;
+    int16_t *disp = g_new (int16_t, (gsize) vw * vh);
+    fail_unless_equals_int (sgm_ref_compute (&p, l, vw, r, vw, gray, disp), 0);
+    ref[k] = g_malloc (row * vh);
+    sgm_ref_convert (disp, vw, vh, ref[k], row, out_for ("GRAY16_LE"), &p);
+    g_free (disp);
+  }
+  fail_if (memcmp (ref[0], ref[1], row * vh) == 0, "972 and 973 give the "
+      "same map: the case tells nothing");
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo oi;
+  GstVideoFrame fo;
+  fail_unless (gst_video_info_from_caps (&oi, oc));
+  fail_unless (gst_video_frame_map (&fo, &oi, out, GST_MAP_READ));
+  for (gint y = 0; y < vh; y++)
+    fail_unless (memcmp ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0)
+            + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0), ref[0] + y * row,
+            row) == 0, "row %d differs from the reference at uniqueness 973",
+        y);
+  gst_video_frame_unmap (&fo);
+  gst_caps_unref (oc);
+  gst_buffer_unref (out);
+  g_free (ref[0]);
+  g_free (ref[1]);
+  g_free (l);
+  g_free (r);
+  finish_harness (h);
 }
 GST_END_TEST;
 
@@ -836,6 +936,7 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_more_knobs);
+  tcase_add_test (tc, test_uniqueness_rounding);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_dropped);
   tcase_add_test (tc, test_right_view_first);
