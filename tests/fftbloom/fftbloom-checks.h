@@ -79,23 +79,27 @@ caps_for (GstVideoInfo * info, const char *format, int w, int h,
     info->colorimetry.transfer = GST_VIDEO_TRANSFER_GAMMA10;
 }
 
-/* Max code difference over colour samples; alpha must match exactly. */
 static void
-check_against_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const Setup * s, int tol, const char *what)
+format_for (const GstVideoInfo * info, CiFbFormat * fmt)
 {
-  GstVideoFrame fi, fo;
-  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
+  fmt->bytes_per_sample = bytes;
+  fmt->off_r = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_R) / bytes;
+  fmt->off_g = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_G) / bytes;
+  fmt->off_b = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_B) / bytes;
+  fmt->srgb = !(bytes == 2
+      && info->colorimetry.transfer == GST_VIDEO_TRANSFER_GAMMA10);
+}
+
+/* The reference's output for the mapped frame @fi with the kernel and
+ * parameters of @s, in rows of @fi's stride (g_free it). */
+static guint8 *
+reference_output (const GstVideoInfo * info, GstVideoFrame * fi,
+    const Setup * s)
+{
   gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
   CiFbFormat fmt;
-  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
-  fmt.bytes_per_sample = bytes;
-  fmt.off_r = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_R) / bytes;
-  fmt.off_g = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_G) / bytes;
-  fmt.off_b = GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_B) / bytes;
-  fmt.srgb = !(bytes == 2
-      && info->colorimetry.transfer == GST_VIDEO_TRANSFER_GAMMA10);
+  format_for (info, &fmt);
   CiFbImage *img = NULL;
   if (s->image) {
     img = ci_fb_image_load_png (s->image, NULL);
@@ -106,10 +110,30 @@ check_against_reference (const GstVideoInfo * info, GstBuffer * in,
   fail_unless (k != NULL);
   CiFbRef *r = ci_fb_ref_new ();
   fail_unless (ci_fb_ref_set_kernel (r, k, w, h, s->scale) == 0);
-  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (fi, 0);
   guint8 *ref = g_malloc ((size_t) stride * h);
-  ci_fb_ref_process (r, GST_VIDEO_FRAME_PLANE_DATA (&fi, 0), stride, ref,
+  ci_fb_ref_process (r, GST_VIDEO_FRAME_PLANE_DATA (fi, 0), stride, ref,
       stride, &fmt, &s->p);
+  ci_fb_ref_free (r);
+  ci_fb_kernel_free (k);
+  ci_fb_image_free (img);
+  return ref;
+}
+
+/* Max code difference over colour samples; alpha must match exactly. */
+static void
+check_against_reference (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const Setup * s, int tol, const char *what)
+{
+  GstVideoFrame fi, fo;
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  CiFbFormat fmt;
+  format_for (info, &fmt);
+  gint bytes = fmt.bytes_per_sample;
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+  guint8 *ref = reference_output (info, &fi, s);
   const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
   const guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
   gint ostride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
@@ -144,11 +168,36 @@ check_against_reference (const GstVideoInfo * info, GstBuffer * in,
   fail_unless (alpha_bad == 0, "%s: alpha/padding changed", what);
   fail_unless (s->p.intensity == 0 || changed > 0, "%s: nothing bloomed", what);
   g_free (ref);
-  ci_fb_ref_free (r);
-  ci_fb_kernel_free (k);
-  ci_fb_image_free (img);
   gst_video_frame_unmap (&fi);
   gst_video_frame_unmap (&fo);
+}
+
+/* Max code difference between the reference's outputs for setups @a and @b
+ * on @in. A case that is to tell two settings apart needs more than 2 TOL:
+ * within TOL of one, an element is then not within TOL of the other. */
+static gint
+reference_difference (const GstVideoInfo * info, GstBuffer * in,
+    const Setup * a, const Setup * b)
+{
+  GstVideoFrame fi;
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+  guint8 *ra = reference_output (info, &fi, a);
+  guint8 *rb = reference_output (info, &fi, b);
+  gint worst = 0;
+  for (gint y = 0; y < h; y++)
+    for (gint i = 0; i < w * 4; i++) {
+      size_t o = (size_t) y * stride + i * bytes;
+      gint va = bytes == 1 ? ra[o] : GST_READ_UINT16_LE (ra + o);
+      gint vb = bytes == 1 ? rb[o] : GST_READ_UINT16_LE (rb + o);
+      worst = MAX (worst, ABS (va - vb));
+    }
+  g_free (ra);
+  g_free (rb);
+  gst_video_frame_unmap (&fi);
+  return worst;
 }
 
 static GstHarness *
@@ -295,6 +344,81 @@ GST_START_TEST (test_properties_while_playing)
   gst_buffer_unmap (out, &mo);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A grey-ish ramp: the brightest sample rises from code 0 at the left to
+ * 255 at the right (linear 0 to 1, every bright-pass regime of any
+ * threshold and knee), the other two a row-dependent fraction of it. */
+static GstBuffer *
+make_ramp_frame (const GstVideoInfo * info)
+{
+  GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (info));
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  fail_unless (GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) == 8);
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++) {
+      guint8 *px = d + y * stride + x * 4;
+      gint m = (255 * x + (w - 1) / 2) / (w - 1);
+      px[GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_R)] = m;
+      px[GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_G)] =
+          m * (h - y) / h;
+      px[GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo, GST_VIDEO_COMP_B)] =
+          m * (1 + y % 3) / 4;
+    }
+  /* the fourth byte: alpha or padding, which must come through as it is */
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      d[y * stride + x * 4 + 6 - GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo,
+              GST_VIDEO_COMP_R) - GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo,
+              GST_VIDEO_COMP_G) - GST_VIDEO_FORMAT_INFO_POFFSET (info->finfo,
+              GST_VIDEO_COMP_B)] = (guint8) (x * 5 + y);
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+/* The soft knee (docs/fftbloom.md, bright pass) changed while PLAYING, on a
+ * ramp across threshold +- knee x threshold: each knee's frame is the
+ * reference's with that knee, and each differs from the one before by more
+ * than 2 TOL, so a knee ignored or stuck at any of these values fails
+ * (test_properties_while_playing's knee 0 is on a frame of only near-white
+ * and dark pixels, where the knee changes nothing). */
+GST_START_TEST (test_knee)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 48, 33, FALSE);
+  Setup s, prev;
+  setup_defaults (&s);
+  s.p.threshold = 0.5f;
+  s.p.intensity = 2.0f;
+  GstHarness *h = harness_for (&info);
+  g_object_set (h->element, "threshold", 0.5f, "intensity", 2.0f, NULL);
+  GstBuffer *in = make_ramp_frame (&info);
+  /* the default first */
+  const float knees[] = { s.p.knee, 0.0f, 0.25f, 1.0f };
+  for (guint i = 0; i < G_N_ELEMENTS (knees); i++) {
+    s.p.knee = knees[i];
+    g_object_set (h->element, "knee", knees[i], NULL);
+    gchar *what = g_strdup_printf ("ramp, threshold 0.5, knee %g", knees[i]);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL, "%s: no output", what);
+    check_against_reference (&info, in, out, &s, TOL, what);
+    if (i > 0) {
+      gint d = reference_difference (&info, in, &prev, &s);
+      GST_INFO ("%s: %d codes from knee %g's frame", what, d, prev.p.knee);
+      fail_unless (d > 2 * TOL, "%s: the reference differs from knee %g's by "
+          "%d only", what, prev.p.knee, d);
+    }
+    prev = s;
+    g_free (what);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
   gst_harness_teardown (h);
 }
 GST_END_TEST;
@@ -508,6 +632,7 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_caps_changes);
   tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_knee);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
