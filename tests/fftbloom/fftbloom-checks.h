@@ -423,6 +423,87 @@ GST_START_TEST (test_knee)
 }
 GST_END_TEST;
 
+/* A kernel property of the glare on the element and in @s. */
+static void
+set_kernel_property (GstElement * e, Setup * s, const char *name, double v)
+{
+  if (strcmp (name, "spike-count") == 0) {
+    s->glare.spike_count = (int) v;
+    g_object_set (e, name, (gint) v, NULL);
+    return;
+  }
+  float *field = NULL;
+  if (strcmp (name, "core-size") == 0)
+    field = &s->glare.core_size;
+  else if (strcmp (name, "halo-strength") == 0)
+    field = &s->glare.halo_strength;
+  else if (strcmp (name, "halo-size") == 0)
+    field = &s->glare.halo_size;
+  else if (strcmp (name, "spike-strength") == 0)
+    field = &s->glare.spike_strength;
+  else if (strcmp (name, "spike-width") == 0)
+    field = &s->glare.spike_width;
+  else if (strcmp (name, "spike-angle") == 0)
+    field = &s->glare.spike_angle;
+  else if (strcmp (name, "kernel-size") == 0)
+    field = &s->kernel_size;
+  fail_unless (field != NULL, "no kernel property %s", name);
+  *field = (float) v;
+  g_object_set (e, name, (gfloat) v, NULL);
+}
+
+/* Every kernel property changed alone while PLAYING, then set back: the
+ * kernel and its spectrum must be rebuilt (docs/fftbloom.md), so the next
+ * frame is the reference's with the new value, which differs from the old
+ * value's by more than 2 TOL (a kernel left as it was fails). Kernel size
+ * 0.5 (R = 16 texels on 64x41) keeps both values of each width above its
+ * half-texel floor, so every change reaches the kernel. */
+GST_START_TEST (test_kernel_properties_while_playing)
+{
+  static const struct
+  {
+    const char *name;
+    double base, changed;
+  } props[] = {
+    {"core-size", 0.01, 0.15}, {"halo-strength", 0.35, 0.1},
+    {"halo-size", 0.08, 0.3}, {"spike-strength", 0.4, 0.1},
+    {"spike-count", 6, 3}, {"spike-width", 0.05, 0.1},
+    {"spike-angle", 90, 45}, {"kernel-size", 0.5, 0.3},
+  };
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 64, 41, FALSE);
+  Setup s;
+  setup_defaults (&s);
+  GstHarness *h = harness_for (&info);
+  s.p.threshold = 0.5f;
+  s.p.intensity = 4.0f;
+  g_object_set (h->element, "threshold", 0.5f, "intensity", 4.0f, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (props); i++)
+    set_kernel_property (h->element, &s, props[i].name, props[i].base);
+  push_and_check (h, &info, &s, 60, "kernel properties' base values");
+  for (guint i = 0; i < G_N_ELEMENTS (props); i++)
+    for (int back = 0; back < 2; back++) {
+      Setup before = s;
+      double v = back ? props[i].base : props[i].changed;
+      set_kernel_property (h->element, &s, props[i].name, v);
+      gchar *what = g_strdup_printf ("%s %g -> %g while playing",
+          props[i].name, back ? props[i].changed : props[i].base, v);
+      GstBuffer *in = make_frame (&info, 61 + i);
+      gint d = reference_difference (&info, in, &before, &s);
+      GST_INFO ("%s: the reference changes by %d codes", what, d);
+      fail_unless (d > 2 * TOL, "%s: the reference changes by %d only", what,
+          d);
+      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL, "%s: no output", what);
+      check_against_reference (&info, in, out, &s, TOL, what);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      g_free (what);
+    }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* Properties bound to control sources take their values at each buffer's
  * stream time (GST_PARAM_CONTROLLABLE), a kernel-shaping one included:
  * frames at 0 s and 1 s must match the reference with each second's
@@ -633,6 +714,7 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_caps_changes);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_knee);
+  tcase_add_test (tc, test_kernel_properties_while_playing);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);
   tcase_add_test (tc, test_bad_kernel_location);
