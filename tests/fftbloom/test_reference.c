@@ -607,6 +607,90 @@ test_kernels (void)
   ci_fb_kernel_free (k);
 }
 
+/* A glare kernel of radius 40 with @g's shape and the given shares. */
+static CiFbKernel *
+glare_with (const CiFbGlare * g, float halo, float spike)
+{
+  CiFbGlare h = *g;
+  h.halo_strength = halo;
+  h.spike_strength = spike;
+  CiFbKernel *k = ci_fb_kernel_glare (&h, 40);
+  g_assert (k != NULL);
+  return k;
+}
+
+/* The energy shares of the glare's parts (docs/fftbloom.md): the kernel is
+ * core, halo and rays, each over its own sum, weighted by 1 - e - f, e =
+ * halo-strength, f = spike-strength, both divided by e + f when it is
+ * over 1, and f = 0 (its share to the core) without rays. The parts alone
+ * are the kernels with one share 1 (halo 0 + spike 0: core; halo 1: halo;
+ * spike 1: rays); the shares of a mixed kernel are found from them by least
+ * squares and compared with the rule computed here. */
+static void
+test_glare_shares (void)
+{
+  static const struct
+  {
+    const char *what;
+    float halo, spike;
+    int count;
+    double want[3];             /* core, halo, rays */
+  } cases[] = {
+    {"defaults", 0.35f, 0.15f, 6, {0.5, 0.35, 0.15}},
+    /* e + f = 1.3: both divided by it, no core */
+    {"halo 0.7 + spikes 0.6", 0.7f, 0.6f, 6, {0.0, 0.7 / 1.3, 0.6 / 1.3}},
+    /* no rays: spike-strength's share goes to the core */
+    {"spike-count 0, spikes 0.3", 0.35f, 0.3f, 0, {0.65, 0.35, 0.0}},
+  };
+  for (unsigned c = 0; c < G_N_ELEMENTS (cases); c++) {
+    CiFbGlare g;
+    ci_fb_glare_defaults (&g);
+    g.spike_count = cases[c].count;
+    CiFbKernel *k = glare_with (&g, cases[c].halo, cases[c].spike);
+    CiFbKernel *part[3] = { glare_with (&g, 0.0f, 0.0f),
+      glare_with (&g, 1.0f, 0.0f), NULL
+    };
+    /* without rays there is no ray part to fit (its kernel is refused) */
+    int np = cases[c].count > 0 ? 3 : 2;
+    if (np == 3)
+      part[2] = glare_with (&g, 0.0f, 1.0f);
+    /* normal equations A x = b, solved by Gaussian elimination */
+    double a[3][4] = { {0} };
+    const int n = k->width * k->height;
+    for (int i = 0; i < n; i++)
+      for (int u = 0; u < np; u++) {
+        for (int v = 0; v < np; v++)
+          a[u][v] += (double) part[u]->data[i] * part[v]->data[i];
+        a[u][np] += (double) part[u]->data[i] * k->data[i];
+      }
+    for (int u = 0; u < np; u++)
+      for (int v = u + 1; v < np; v++) {
+        double f = a[v][u] / a[u][u];
+        for (int j = u; j <= np; j++)
+          a[v][j] -= f * a[u][j];
+      }
+    double x[3] = { 0, 0, 0 };
+    for (int u = np - 1; u >= 0; u--) {
+      double t = a[u][np];
+      for (int j = u + 1; j < np; j++)
+        t -= a[u][j] * x[j];
+      x[u] = t / a[u][u];
+    }
+    double worst = 0;
+    for (int t = 0; t < 3; t++)
+      worst = MAX (worst, fabs (x[t] - cases[c].want[t]));
+    printf ("glare shares, %s: core %.4f halo %.4f rays %.4f (want %.4f %.4f "
+        "%.4f)\n", cases[c].what, x[0], x[1], x[2], cases[c].want[0],
+        cases[c].want[1], cases[c].want[2]);
+    EXPECT (worst < 1e-4, "glare shares, %s: core %g halo %g rays %g, want "
+        "%g %g %g", cases[c].what, x[0], x[1], x[2], cases[c].want[0],
+        cases[c].want[1], cases[c].want[2]);
+    for (int u = 0; u < 3; u++)
+      ci_fb_kernel_free (part[u]);
+    ci_fb_kernel_free (k);
+  }
+}
+
 /* The reference's bright pass (blocks of pixels, four a step) gives each
  * texel the mean of its pixels' rgb * ci_fb_bright_factor, summed row by
  * row, left to right, bit for bit: odd widths (the lanes' tails), rows
@@ -688,6 +772,7 @@ main (int argc, char **argv)
   test_energy ();
   test_no_wrap ();
   test_kernels ();
+  test_glare_shares ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
