@@ -691,6 +691,80 @@ test_glare_shares (void)
   }
 }
 
+/* The radial profiles of the glare's parts against docs/fftbloom.md's
+ * formulas, computed here in double: each part alone (radius R = 40,
+ * rho = R + 1/2), texels along the +x axis relative to one nearer the
+ * centre, so the normalisation cancels. Window Phi = (1 - (r/rho)^2)^2;
+ * core exp(-r^2 / (2 sigma^2)) Phi; halo Phi / q^1.5, q = 1 + r^2 /
+ * lambda^2; one ray at 0 degrees, exp(-p^2 / (2 omega^2)) exp(-3 t / rho)
+ * Phi, t along it, p across. A float kernel keeps these ratios within
+ * 1e-6 or so; a halo falling as 1/q or a ray decaying as exp(-2 t / rho)
+ * misses them by factors of 2 or more. */
+static double
+glare_window (double r, double rho)
+{
+  double u = 1.0 - (r / rho) * (r / rho);
+  return r < rho ? u * u : 0.0;
+}
+
+static void
+test_glare_profiles (void)
+{
+  const int R = 40, d = 2 * R + 1;
+  const double rho = R + 0.5;
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  g.core_size = 0.1f;
+  g.halo_size = 0.2f;
+  g.spike_count = 1;
+  g.spike_angle = 0.0f;
+  g.spike_width = 0.05f;
+  const double sigma = (double) g.core_size * rho;
+  const double lambda = (double) g.halo_size * rho;
+  const double omega = (double) g.spike_width * rho;
+  g_assert (sigma > 0.5 && lambda > 0.5 && omega > 0.5);
+  CiFbKernel *core = glare_with (&g, 0.0f, 0.0f);
+  CiFbKernel *halo = glare_with (&g, 1.0f, 0.0f);
+  CiFbKernel *ray = glare_with (&g, 0.0f, 1.0f);
+#define AT(k, x, y) ((double) (k)->data[(R + (y)) * d + R + (x)])
+  double wc = 0, wh = 0, wr = 0, wp = 0;
+  /* core and halo: r = 1 .. R - 1 against the centre (core: to 3 sigma) */
+  for (int r = 1; r < R; r++) {
+    double phi = glare_window (r, rho);
+    if (r <= 3 * sigma) {
+      double want = exp (-(double) r * r / (2 * sigma * sigma)) * phi;
+      wc = MAX (wc, fabs (AT (core, r, 0) / AT (core, 0, 0) / want - 1));
+    }
+    double q = 1.0 + (double) r * r / (lambda * lambda);
+    double want = phi / (q * sqrt (q));
+    wh = MAX (wh, fabs (AT (halo, r, 0) / AT (halo, 0, 0) / want - 1));
+  }
+  /* the ray along +x: t = 2 .. R - 1 against t = 1 (the ray's weight is
+   * whole from t = 1/2 on), and across it at t = 10 */
+  for (int t = 2; t < R; t++) {
+    double want = glare_window (t, rho) * exp (-3.0 * t / rho) /
+        (glare_window (1, rho) * exp (-3.0 / rho));
+    wr = MAX (wr, fabs (AT (ray, t, 0) / AT (ray, 1, 0) / want - 1));
+  }
+  for (int p = 1; p <= 4; p++) {
+    double want = exp (-(double) p * p / (2 * omega * omega)) *
+        glare_window (sqrt (100.0 + p * p), rho) / glare_window (10, rho);
+    wp = MAX (wp, fabs (AT (ray, 10, p) / AT (ray, 10, 0) / want - 1));
+  }
+#undef AT
+  printf ("glare profiles against the formulas: max relative error core %.1e, "
+      "halo %.1e, ray along %.1e, across %.1e\n", wc, wh, wr, wp);
+  EXPECT (wc < 1e-4, "glare core profile off by %g (relative)", wc);
+  EXPECT (wh < 1e-4, "glare halo profile off by %g (relative)", wh);
+  EXPECT (wr < 1e-4, "glare ray profile along the ray off by %g (relative)",
+      wr);
+  EXPECT (wp < 1e-4, "glare ray profile across the ray off by %g (relative)",
+      wp);
+  ci_fb_kernel_free (core);
+  ci_fb_kernel_free (halo);
+  ci_fb_kernel_free (ray);
+}
+
 /* The reference's bright pass (blocks of pixels, four a step) gives each
  * texel the mean of its pixels' rgb * ci_fb_bright_factor, summed row by
  * row, left to right, bit for bit: odd widths (the lanes' tails), rows
@@ -773,6 +847,7 @@ main (int argc, char **argv)
   test_no_wrap ();
   test_kernels ();
   test_glare_shares ();
+  test_glare_profiles ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
