@@ -956,12 +956,55 @@ test_threads (void)
     }
 }
 
+/* HLG's system gamma follows the display peak (BT.2100 note 5f:
+ * gamma = 1.2 + 0.42 log10(Lw / 1000)), so away from 1000 cd/m2 it is not
+ * 1.2. Grey at nodes of the EOTF table (k/4096, no rounding of the
+ * signal) through ci_tm_linearize against BT.2100's display light
+ * F_D = Lw Ys^gamma (grey: Ys = E), written out here in double. E' = 1
+ * (Ys = 1) would not tell gammas apart, so it is left out. */
+static void
+test_hlg_gamma (void)
+{
+  const double peaks[] = { 400.0, 2000.0, 4000.0 };
+  const double sig[] = { 0.125, 0.25, 0.5, 0.625, 0.75, 0.875 };
+  for (size_t k = 0; k < sizeof peaks / sizeof peaks[0]; k++) {
+    const double lw = peaks[k], gamma = 1.2 + 0.42 * log10 (lw / 1000.0);
+    CiTmConfig cfg;
+    CiTmParams p;
+    static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+    float rgb[3];
+    ci_tm_config_defaults (&cfg);
+    cfg.in_format = CI_TM_IN_RGBA64;
+    cfg.transfer = CI_TM_TRC_HLG;
+    cfg.input_peak = (float) lw;
+    ci_tm_params_init (&cfg, &p);
+    ci_tm_build_trc_luts (&cfg, eotf, oetf);
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
+      const double e = sig[i];
+      /* BT.2100 HLG inverse OETF, a = 0.17883277, b = 1 - 4a, c = 0.5 - a ln 4a */
+      const double a = 0.17883277, b = 1.0 - 4.0 * a,
+          c = 0.5 - a * log (4.0 * a);
+      const double ys = e <= 0.5 ? e * e / 3.0 : (exp ((e - c) / a) + b) / 12.0;
+      const double fd = lw * pow (ys, gamma);
+      const float y = ci_tm_linearize (&p, eotf, (float) e, (float) e,
+          (float) e, rgb);
+      CHECK (fabs (y - fd) <= 1e-4 * fd, "HLG Lw %g (gamma %.4f), E' %g: "
+          "%g cd/m2, BT.2100 gives %g (with gamma 1.2: %g)", lw, gamma, e, y,
+          fd, lw * pow (ys, 1.2));
+      /* grey stays grey through BT.2087 (its rows sum to 1) */
+      CHECK (fabs (rgb[1] - fd) <= 1e-4 * fd, "HLG Lw %g, E' %g: G %g, want %g",
+          lw, e, rgb[1], fd);
+    }
+  }
+}
+
 int
 main (void)
 {
   test_threads ();
   test_eotf ();
   test_decode ();
+  test_hlg_gamma ();
   test_scan ();
   test_stats (CI_TM_IN_P010, 1920, 1080);
   test_stats (CI_TM_IN_I420_10, 321, 179);
