@@ -997,6 +997,59 @@ test_hlg_gamma (void)
     }
   }
 }
+/* Odd frame sizes: the 4:2:0 outputs' last chroma column and row come from
+ * 2-pixel quads (and the corner from 1), whose mean divides by 2 (by 1),
+ * not 4 (docs/tonemap.md §6). A flat coloured frame has the same R'G'B'
+ * in every pixel, so every chroma sample, edges included, must be the
+ * interior's; the colour is far enough from grey that a wrong divisor
+ * moves Cb and Cr (an orange of 92, 32 and 8 cd/m2 under the clip
+ * operator, which keeps it orange: the curves take a constant frame's
+ * one luminance to white). */
+static void
+test_odd_edge_chroma (void)
+{
+  const int w = 97, h = 55, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, w, h, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      tm_put_nonlinear (in, x, y, 0.50, 0.40, 0.28, 1.0);
+  for (int fo = CI_TM_OUT_I420; fo <= CI_TM_OUT_NV12; fo++) {
+    TmFrame *out = tm_frame_new_out (fo, w, h, 3);
+    CiTonemap *tm = make (CI_TM_IN_RGBA64, fo, CI_TM_OP_CLIP, w, h, 0);
+    run (tm, in, out);
+    const int nv12 = fo == CI_TM_OUT_NV12;
+#define TM_U(cx, cy) (nv12 ? out->plane[1][(size_t) (cy) * out->stride[1] + \
+      2 * (cx)] : out->plane[1][(size_t) (cy) * out->stride[1] + (cx)])
+#define TM_V(cx, cy) (nv12 ? out->plane[1][(size_t) (cy) * out->stride[1] + \
+      2 * (cx) + 1] : out->plane[2][(size_t) (cy) * out->stride[2] + (cx)])
+    const int u0 = TM_U (0, 0), v0 = TM_V (0, 0);
+    CHECK (abs (u0 - 128) >= 8 && abs (v0 - 128) >= 8, "%s: flat colour "
+        "gave chroma %d %d, too near grey to test the edges", tm_out_name (fo),
+        u0, v0);
+    int bad = 0;
+    for (int cy = 0; cy < ch; cy++)
+      for (int cx = 0; cx < cw; cx++)
+        if (TM_U (cx, cy) != u0 || TM_V (cx, cy) != v0) {
+          if (bad++ < 4)
+            fprintf (stderr, "%s %dx%d chroma (%d, %d): %d %d, interior %d "
+                "%d\n", tm_out_name (fo), w, h, cx, cy, TM_U (cx, cy),
+                TM_V (cx, cy), u0, v0);
+        }
+#undef TM_U
+#undef TM_V
+    int ybad = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        ybad += out->plane[0][(size_t) y * out->stride[0] + x] !=
+            out->plane[0][0];
+    CHECK (bad == 0 && ybad == 0, "%s %dx%d flat frame: %d chroma and %d "
+        "luma samples differ from the interior", tm_out_name (fo), w, h, bad,
+        ybad);
+    ci_tonemap_free (tm);
+    tm_frame_free (out);
+  }
+  tm_frame_free (in);
+}
 
 int
 main (void)
@@ -1016,6 +1069,7 @@ main (void)
   test_factor_domain ();
   test_cell_log ();
   test_bin_clamp ();
+  test_odd_edge_chroma ();
   test_flicker_and_cut ();
   test_blinking_sign ();
   test_formats_and_gamut ();
