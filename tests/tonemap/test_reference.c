@@ -1050,6 +1050,46 @@ test_odd_edge_chroma (void)
   }
   tm_frame_free (in);
 }
+/* The bin of L by docs/tonemap.md §3, scale = bins / (Lmax - Lmin),
+ * bin = floor((L - Lmin) scale) clamped to [0, bins-1]: L at the centre
+ * of each bin and a hundredth of a bin inside each of its edges, worked
+ * out here in double, must land in that bin; Lmin in bin 0 and Lmax in
+ * the top one. */
+static void
+test_bin_edges (void)
+{
+  const int bins[] = { 16, 100, 1024, 4096 };
+  const float ranges[][2] = { {-4.0f, 4.0f}, {-1.37f, 2.91f}, {0.5f, 0.75f} };
+  for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
+      const float lmin = ranges[r][0], lmax = ranges[r][1];
+      const int n = bins[i];
+      const float scale = ci_tm_range_scale (lmin, lmax, n);
+      const double width = ((double) lmax - lmin) / n;
+      int bad = 0;
+      for (int b = 0; b < n; b++) {
+        const double at[] = { b + 0.01, b + 0.5, b + 0.99 };
+        for (int k = 0; k < 3; k++) {
+          const float l = (float) (lmin + at[k] * width);
+          /* the float L's bin, in double: float rounding of L stays well
+           * inside the hundredth of a bin */
+          const int want = (int) floor (((double) l - lmin) / width);
+          const int got = ci_tm_bin (l, lmin, scale, n);
+          if (got != want || want != b) {
+            if (bad++ < 3)
+              fprintf (stderr, "bins %d [%g, %g]: L %.9g in bin %d, want %d\n",
+                  n, lmin, lmax, l, got, want);
+          }
+        }
+      }
+      CHECK (bad == 0, "bins %d over [%g, %g]: %d values in the wrong bin", n,
+          lmin, lmax, bad);
+      CHECK (ci_tm_bin (lmin, lmin, scale, n) == 0 &&
+          ci_tm_bin (lmax, lmin, scale, n) == n - 1, "bins %d over [%g, %g]: "
+          "Lmin in %d, Lmax in %d", n, lmin, lmax,
+          ci_tm_bin (lmin, lmin, scale, n), ci_tm_bin (lmax, lmin, scale, n));
+    }
+}
 
 int
 main (void)
@@ -1069,6 +1109,7 @@ main (void)
   test_factor_domain ();
   test_cell_log ();
   test_bin_clamp ();
+  test_bin_edges ();
   test_odd_edge_chroma ();
   test_flicker_and_cut ();
   test_blinking_sign ();
