@@ -1090,6 +1090,87 @@ test_bin_edges (void)
           ci_tm_bin (lmin, lmin, scale, n), ci_tm_bin (lmax, lmin, scale, n));
     }
 }
+/* Writes one pixel's Y'CbCr codes (depth 10 or 16, as the format stores
+ * them) into a YUV input frame; 4:2:0 chroma goes to the pixel's quad. */
+static void
+put_ycc_codes (TmFrame * f, int x, int y, unsigned yc, unsigned cb,
+    unsigned cr)
+{
+  const int sh = f->fmt == CI_TM_IN_P010 ? 6 : 0;
+  ((uint16_t *) (f->plane[0] + (size_t) y * f->stride[0]))[x] =
+      (uint16_t) (yc << sh);
+  if (f->fmt == CI_TM_IN_Y444_16) {
+    ((uint16_t *) (f->plane[1] + (size_t) y * f->stride[1]))[x] = cb;
+    ((uint16_t *) (f->plane[2] + (size_t) y * f->stride[2]))[x] = cr;
+  } else if (f->fmt == CI_TM_IN_I420_10) {
+    ((uint16_t *) (f->plane[1] + (size_t) (y / 2) * f->stride[1]))[x / 2] = cb;
+    ((uint16_t *) (f->plane[2] + (size_t) (y / 2) * f->stride[2]))[x / 2] = cr;
+  } else {
+    uint16_t *uv = (uint16_t *) (f->plane[1] + (size_t) (y / 2) *
+        f->stride[1]) + 2 * (x / 2);
+    uv[0] = (uint16_t) (cb << sh);
+    uv[1] = (uint16_t) (cr << sh);
+  }
+}
+
+/* Chroma decode (docs/tonemap.md §1): the neutral code 2^(d-1) is C = 0
+ * exactly in both ranges (limited: 128/224, full: 2^(d-1)/(2^d-1), the
+ * offset's own value), so neutral pixels decode to R' = G' = B' = Y' for
+ * every matrix; and full range's extreme chroma codes give
+ * C = (code - 2^(d-1))/(2^d-1), worked out here in double. */
+static void
+test_chroma_decode (void)
+{
+  const CiTmInFormat fmts[] = { CI_TM_IN_P010, CI_TM_IN_I420_10,
+    CI_TM_IN_P016, CI_TM_IN_Y444_16
+  };
+  const double kb[] = { 0.0593, 0.0722, 0.114 };
+  for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++)
+    for (int full = 0; full <= 1; full++)
+      for (int m = CI_TM_MATRIX_BT2020; m <= CI_TM_MATRIX_BT601; m++) {
+        const int d = fmts[fi] == CI_TM_IN_P010
+            || fmts[fi] == CI_TM_IN_I420_10 ? 10 : 16;
+        const unsigned maxc = (1u << d) - 1, mid = 1u << (d - 1);
+        /* luma codes: black, a dark grey, mid, white (of the range) */
+        const unsigned ys[4] = { full ? 0 : 16u << (d - 8),
+          full ? maxc / 5 : 80u << (d - 8), mid,
+          full ? maxc : 235u << (d - 8)
+        };
+        TmFrame *f = tm_frame_new_in (fmts[fi], 8, 2, 0);
+        for (int x = 0; x < 8; x++)
+          for (int y = 0; y < 2; y++)
+            put_ycc_codes (f, x, y, ys[x / 2], x < 4 || !full ? mid :
+                (x < 6 ? maxc : 0), mid);
+        CiTmConfig cfg;
+        CiTmParams p;
+        tm_config_init (&cfg, fmts[fi], CI_TM_OUT_RGBA, 8, 2);
+        cfg.full_range = full;
+        cfg.matrix = m;
+        ci_tm_params_init (&cfg, &p);
+        CiTmInPlanes ip;
+        tm_frame_in_planes (f, &ip);
+        for (int x = 0; x < 8; x++) {
+          float r, g, b, a;
+          ci_tm_decode (&p, &ip, x, 0, &r, &g, &b, &a);
+          if (x < 4 || !full) {
+            CHECK (r == g && g == b, "%s %s range, matrix %d, Y' code %u, "
+                "neutral chroma: R'G'B' %.9g %.9g %.9g", tm_in_name (fmts[fi]),
+                full ? "full" : "limited", m, ys[x / 2], r, g, b);
+            continue;
+          }
+          /* Cb at the top (x 4, 5) and bottom (x 6, 7) code, Cr neutral:
+           * B' = Y' + 2(1 - Kb) Cb */
+          const double c = ((double) (x < 6 ? maxc : 0) - mid) / maxc;
+          const double yv = (double) ys[x / 2] / maxc;
+          const double want = yv + 2.0 * (1.0 - kb[m]) * c;
+          CHECK (fabs (b - want) < 1e-6 && fabs (r - yv) < 1e-6, "%s full "
+              "range, matrix %d, "
+              "Cb code %u: B' %.9g R' %.9g, want %.9g %.9g",
+              tm_in_name (fmts[fi]), m, x < 6 ? maxc : 0, b, r, want, yv);
+        }
+        tm_frame_free (f);
+      }
+}
 
 int
 main (void)
@@ -1097,6 +1178,7 @@ main (void)
   test_threads ();
   test_eotf ();
   test_decode ();
+  test_chroma_decode ();
   test_hlg_gamma ();
   test_scan ();
   test_stats (CI_TM_IN_P010, 1920, 1080);
