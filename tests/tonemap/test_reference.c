@@ -1171,6 +1171,60 @@ test_chroma_decode (void)
         tm_frame_free (f);
       }
 }
+/* ci_tm_load_quad (the map pass's decode of a 2x2 quad: 4:2:0 inputs read
+ * their one chroma sample once) must give each pixel what ci_tm_decode
+ * and ci_tm_linearize give it, bit for bit, the statistics' path: random
+ * codes in every plane of every input format, both ranges, odd sizes
+ * (the quads past the right and bottom edges replicate the last pixel). */
+static void
+test_load_quad (void)
+{
+  const int w = 13, h = 7;
+  uint64_t st = 4242;
+  for (int fi = 0; fi < CI_TM_IN_N; fi++)
+    for (int full = 0; full <= 1; full++) {
+      TmFrame *f = tm_frame_new_in (fi, w, h, 4);
+      for (int pl = 0; pl < f->nplanes; pl++)
+        for (int y = 0; y < tm_frame_rows (f, pl); y++)
+          for (int x = 0; x < tm_frame_row_bytes (f, pl); x++)
+            f->plane[pl][(size_t) y * f->stride[pl] + x] =
+                (uint8_t) (ci_rand_next (&st) >> 56);
+      CiTmConfig cfg;
+      CiTmParams p;
+      static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+      tm_config_init (&cfg, fi, CI_TM_OUT_RGBA, w, h);
+      cfg.full_range = full;
+      ci_tm_params_init (&cfg, &p);
+      ci_tm_build_trc_luts (&cfg, eotf, oetf);
+      CiTmInPlanes ip;
+      tm_frame_in_planes (f, &ip);
+      int bad = 0;
+      for (int y = 0; y < h; y += 2)
+        for (int x = 0; x < w; x += 2) {
+          float rgb[4][3], ylum[4], l[4], a[4];
+          ci_tm_load_quad (&p, eotf, &ip, x, y, rgb, ylum, l, a);
+          for (int i = 0; i < 4; i++) {
+            const int px = x + (i & 1) < w ? x + (i & 1) : w - 1,
+                py = y + (i >> 1) < h ? y + (i >> 1) : h - 1;
+            float r, g, b, al, c[3];
+            ci_tm_decode (&p, &ip, px, py, &r, &g, &b, &al);
+            const float yl = ci_tm_linearize (&p, eotf, r, g, b, c);
+            const float ll = ci_tm_logl (yl, eotf);
+            if (memcmp (c, rgb[i], sizeof c) != 0 || yl != ylum[i]
+                || ll != l[i] || al != a[i]) {
+              if (bad++ < 3)
+                fprintf (stderr, "%s %s range (%d, %d): load_quad %g %g %g "
+                    "Y %g, decode %g %g %g Y %g\n", tm_in_name (fi),
+                    full ? "full" : "limited", px, py, rgb[i][0], rgb[i][1],
+                    rgb[i][2], ylum[i], c[0], c[1], c[2], yl);
+            }
+          }
+        }
+      CHECK (bad == 0, "%s %s range: %d pixels of ci_tm_load_quad differ from "
+          "ci_tm_decode", tm_in_name (fi), full ? "full" : "limited", bad);
+      tm_frame_free (f);
+    }
+}
 
 int
 main (void)
@@ -1178,6 +1232,7 @@ main (void)
   test_threads ();
   test_eotf ();
   test_decode ();
+  test_load_quad ();
   test_chroma_decode ();
   test_hlg_gamma ();
   test_scan ();
