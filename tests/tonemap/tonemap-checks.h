@@ -19,8 +19,12 @@
 #define W 96
 #define H 54
 
-/* Synthetic HDR10 scene as a GstBuffer of @fmt (and the same frame as a
- * TmFrame for the reference). */
+/* the scene variant of the frames made below (tm_fill_scene: 1 is another
+ * scene, for cuts) */
+static int push_variant = 0;
+
+/* Synthetic HDR10 scene (push_variant) as a GstBuffer of @fmt (and the
+ * same frame as a TmFrame for the reference). */
 static GstBuffer *
 scene_buffer_sized (const gchar * fmt, CiTmInFormat tf, gint w, gint h,
     guint64 seed, TmFrame ** out)
@@ -28,7 +32,7 @@ scene_buffer_sized (const gchar * fmt, CiTmInFormat tf, gint w, gint h,
   GstVideoInfo info;
   gst_video_info_set_format (&info, gst_video_format_from_string (fmt), w, h);
   TmFrame *f = tm_frame_new_in (tf, w, h, 0);
-  tm_fill_scene (f, 0, 0.02, seed);
+  tm_fill_scene (f, push_variant, 0.02, seed);
   GstBuffer *buf = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
   GstVideoFrame vf;
   fail_unless (gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE));
@@ -642,6 +646,79 @@ GST_START_TEST (test_flush_resets)
 }
 GST_END_TEST;
 
+/* The largest byte difference, over frames @from .. @n-1, between the
+ * reference run with @a and one run with @b (and, from frame @from on,
+ * with @b_later's run-time settings, ci_tonemap_set_runtime; NULL: none)
+ * on 96x54 P010 frames: scene variant 0 before frame @cut, 1 from it on,
+ * seed @seed + frame number. */
+static int
+reference_seq_diff (const CiTmConfig * a, const CiTmConfig * b,
+    const CiTmConfig * b_later, int from, int cut, int n, guint64 seed)
+{
+  CiTonemap *ra = ci_tonemap_new (a), *rb = ci_tonemap_new (b);
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, W, H, 0);
+  TmFrame *oa = tm_frame_new_out (a->out_format, W, H, 0);
+  TmFrame *ob = tm_frame_new_out (b->out_format, W, H, 0);
+  int worst = 0;
+  for (int fr = 0; fr < n; fr++) {
+    CiTmInPlanes ip;
+    CiTmOutPlanes pa, pb;
+    long nd;
+    if (fr == from && b_later)
+      ci_tonemap_set_runtime (rb, b_later);
+    tm_fill_scene (in, fr >= cut, 0.02, seed + fr);
+    tm_frame_in_planes (in, &ip);
+    tm_frame_out_planes (oa, &pa);
+    tm_frame_out_planes (ob, &pb);
+    ci_tonemap_process (ra, &ip, &pa);
+    ci_tonemap_process (rb, &ip, &pb);
+    if (fr >= from)
+      worst = MAX (worst, tm_frame_diff (oa, ob, &nd));
+  }
+  tm_frame_free (in);
+  tm_frame_free (oa);
+  tm_frame_free (ob);
+  ci_tonemap_free (ra);
+  ci_tonemap_free (rb);
+  return worst;
+}
+
+/* scene-threshold reaches the cut detection: over a scene change (frame
+ * 3), 1 (never a cut: the average glides to the new scene) and 0 (every
+ * frame that differs at all is a cut) must each give the reference's
+ * frames with that threshold, which are not those of the default 0.3
+ * (one cut, at the change) */
+GST_START_TEST (test_scene_threshold)
+{
+  static const float thr[] = { 1.0f, 0.0f };
+  for (guint i = 0; i < G_N_ELEMENTS (thr); i++) {
+    GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
+    g_object_set (h->element, "scene-threshold", thr[i], NULL);
+    CiTmConfig cfg, def;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.smoothing = 8;
+    def = cfg;
+    cfg.scene_threshold = thr[i];
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    for (int fr = 0; fr < 6; fr++) {
+      push_variant = fr >= 3;
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H, 80 + fr,
+          ref, rout);
+      fail_unless (d <= tm_tolerance (), "scene-threshold %g frame %d: max "
+          "diff %d", thr[i], fr, d);
+    }
+    push_variant = 0;
+    /* beyond the cuda twin's tolerance */
+    fail_unless (reference_seq_diff (&cfg, &def, NULL, 0, 3, 6, 80) > 1,
+        "scene-threshold %g gives the default's frames", thr[i]);
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
 /* a larger video meta, a short buffer (ci_check_buffer_layouts) */
 GST_START_TEST (test_buffer_layouts)
 {
@@ -670,6 +747,7 @@ static void
 reset_switches (void)
 {
   use_cuda_memory = FALSE;
+  push_variant = 0;
 }
 
 /* The output's colour description is fixed (BT.709; RGB full range): the
@@ -794,6 +872,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_no_colorimetry);
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_flush_resets);
+  tcase_add_test (tc, test_scene_threshold);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
   tcase_add_test (tc, test_out_colorimetry_refused);
