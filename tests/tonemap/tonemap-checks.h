@@ -143,7 +143,8 @@ run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
     tm = gst_object_ref (h->element);
   }
   gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
-  g_object_set (tm, "operator", cfg->op, "smoothing", cfg->smoothing, NULL);
+  g_object_set (tm, "operator", cfg->op, "smoothing", cfg->smoothing,
+      "input-peak", cfg->input_peak, NULL);
   gst_harness_set_src_caps_str (h, ic);
   gst_harness_set_sink_caps_str (h, oc);
   CiTonemap *ref = ci_tonemap_new (cfg);
@@ -346,6 +347,47 @@ GST_START_TEST (test_hdr10_metadata)
       fail_unless (reference_diff (&cfg, &old) > 1, "case %u: the old peak "
           "gives the same picture", i);
     g_free (ic);
+  }
+}
+
+GST_END_TEST;
+
+/* input-peak reaches the configuration: the HLG display peak L_W (at
+ * 400 and 4000 cd/m2, with its gamma) and linear input's full scale
+ * (gamma10 caps, auto), each against the reference with that peak, and
+ * each case's picture differs from the default 1000 cd/m2's */
+GST_START_TEST (test_input_peak)
+{
+  static const struct
+  {
+    GstVideoTransferFunction transfer;
+    CiTmTransfer trc;
+    gfloat peak;
+  } t[] = {
+    {GST_VIDEO_TRANSFER_ARIB_STD_B67, CI_TM_TRC_HLG, 400.0f},
+    {GST_VIDEO_TRANSFER_ARIB_STD_B67, CI_TM_TRC_HLG, 4000.0f},
+    {GST_VIDEO_TRANSFER_GAMMA10, CI_TM_TRC_LINEAR, 4000.0f},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    GstVideoColorimetry c = { GST_VIDEO_COLOR_RANGE_16_235,
+      GST_VIDEO_COLOR_MATRIX_BT2020, t[i].transfer,
+      GST_VIDEO_COLOR_PRIMARIES_BT2020
+    };
+    gchar *cs = gst_video_colorimetry_to_string (&c);
+    gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+        "height=%d,framerate=30/1,colorimetry=%s", W, H, cs);
+    CiTmConfig cfg, def;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.op = CI_TM_OP_REINHARD;
+    cfg.smoothing = 4;
+    cfg.transfer = t[i].trc;
+    def = cfg;
+    cfg.input_peak = t[i].peak;
+    run_case_cfg ("P010_10LE", CI_TM_IN_P010, "BGRx", ic, &cfg);
+    fail_unless (reference_diff (&cfg, &def) > 1, "case %u: input-peak %g "
+        "gives the default's picture", i, t[i].peak);
+    g_free (ic);
+    g_free (cs);
   }
 }
 
@@ -873,6 +915,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_flush_resets);
   tcase_add_test (tc, test_scene_threshold);
+  tcase_add_test (tc, test_input_peak);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
   tcase_add_test (tc, test_out_colorimetry_refused);
