@@ -214,6 +214,10 @@ GST_START_TEST (test_caps_mapping)
     {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
           GST_VIDEO_TRANSFER_SMPTE2084, GST_VIDEO_COLOR_PRIMARIES_BT2020,
         CI_TM_TRC_PQ, CI_TM_MATRIX_BT2020, 0, 1, 600},
+    /* gamma10 is linear light, full scale at input-peak */
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_GAMMA10, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_LINEAR, CI_TM_MATRIX_BT2020, 0, 1, 0},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     GstVideoColorimetry c = { t[i].range, t[i].matrix, t[i].transfer,
