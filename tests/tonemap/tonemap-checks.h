@@ -765,6 +765,46 @@ GST_START_TEST (test_scene_threshold)
 }
 GST_END_TEST;
 
+/* input-transfer and input-peak set on their own while playing: each
+ * restarts the pipeline (a new layout, new history), so the frames after
+ * it equal a fresh reference with the new setting: HLG at 1000 cd/m2,
+ * then HLG at 4000 (the OOTF's peak and gamma), then PQ */
+GST_START_TEST (test_live_transfer_and_peak)
+{
+  GstHarness *h = p010_bgrx_harness (4, ",colorimetry=bt2100-hlg");
+  CiTmConfig prev;
+  for (int step = 0; step < 3; step++) {
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.smoothing = 4;
+    cfg.transfer = step < 2 ? CI_TM_TRC_HLG : CI_TM_TRC_PQ;
+    cfg.input_peak = step ? 4000.0f : 1000.0f;
+    if (step == 1)
+      g_object_set (h->element, "input-peak", 4000.0f, NULL);
+    if (step == 2)
+      gst_util_set_object_arg (G_OBJECT (h->element), "input-transfer", "pq");
+    /* the change tells the pictures apart, beyond the cuda twin's
+     * tolerance */
+    if (step)
+      fail_unless (reference_diff (&cfg, &prev) > 1, "step %d: the setting "
+          "before gives the same picture", step);
+    prev = cfg;
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    for (int fr = 0; fr < 3; fr++) {
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
+          30 + 3 * step + fr, ref, rout);
+      fail_unless (d <= tm_tolerance (), "step %d (transfer %d, input-peak "
+          "%g) frame %d: max diff %d", step, cfg.transfer, cfg.input_peak, fr,
+          d);
+    }
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* a larger video meta, a short buffer (ci_check_buffer_layouts) */
 GST_START_TEST (test_buffer_layouts)
 {
@@ -919,6 +959,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_flush_resets);
   tcase_add_test (tc, test_scene_threshold);
+  tcase_add_test (tc, test_live_transfer_and_peak);
   tcase_add_test (tc, test_input_peak);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
