@@ -805,6 +805,43 @@ GST_START_TEST (test_live_transfer_and_peak)
 }
 GST_END_TEST;
 
+/* smoothing set on its own while playing is a run-time change
+ * (ci_tonemap_set_runtime): the history is kept and averaged on with the
+ * new window. 8 -> 2 at a scene change (no cut detection, so the average
+ * glides to the new scene, four times as fast after the change): the
+ * frames equal a reference given the same change */
+GST_START_TEST (test_live_smoothing)
+{
+  GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
+  g_object_set (h->element, "scene-threshold", 1.0, NULL);
+  CiTmConfig cfg, later;
+  tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+  cfg.smoothing = 8;
+  cfg.scene_threshold = 1.0f;
+  later = cfg;
+  later.smoothing = 2;
+  CiTonemap *ref = ci_tonemap_new (&cfg);
+  TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+  for (int fr = 0; fr < 8; fr++) {
+    if (fr == 4) {
+      g_object_set (h->element, "smoothing", 2, NULL);
+      ci_tonemap_set_runtime (ref, &later);
+    }
+    push_variant = fr >= 4;
+    int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H, 50 + fr,
+        ref, rout);
+    fail_unless (d <= tm_tolerance (), "frame %d: max diff %d", fr, d);
+  }
+  push_variant = 0;
+  /* the change tells the pictures apart, beyond the cuda twin's tolerance */
+  fail_unless (reference_seq_diff (&cfg, &cfg, &later, 4, 4, 8, 50) > 1,
+      "smoothing 2 gives smoothing 8's frames");
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* a larger video meta, a short buffer (ci_check_buffer_layouts) */
 GST_START_TEST (test_buffer_layouts)
 {
@@ -960,6 +997,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_flush_resets);
   tcase_add_test (tc, test_scene_threshold);
   tcase_add_test (tc, test_live_transfer_and_peak);
+  tcase_add_test (tc, test_live_smoothing);
   tcase_add_test (tc, test_input_peak);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_caps_mapping);
