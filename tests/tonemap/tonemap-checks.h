@@ -622,16 +622,25 @@ GST_START_TEST (test_no_colorimetry)
 }
 GST_END_TEST;
 
-/* A stream-start (the next stream of a gapless or concat playlist) starts
- * the temporal statistics afresh, like a flush */
-GST_START_TEST (test_stream_start_resets)
+/* After a stream-start (the next stream of a gapless or concat playlist)
+ * or a flush (FLUSH_START, FLUSH_STOP: a seek) the temporal statistics
+ * start afresh: frames of another part of the stream must equal a fresh
+ * reference, not one that ran on */
+static void
+check_history_restarts (gboolean flush)
 {
   GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
   g_object_set (h->element, "scene-threshold", 1.0, NULL);
   for (int part = 0; part < 2; part++) {
-    if (part) {
+    if (part && flush) {
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_flush_stop (TRUE)));
+    } else if (part) {
       fail_unless (gst_harness_push_event (h,
               gst_event_new_stream_start ("second")));
+    }
+    if (part) {
       GstSegment seg;
       gst_segment_init (&seg, GST_FORMAT_TIME);
       fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
@@ -646,49 +655,24 @@ GST_START_TEST (test_stream_start_resets)
       /* a different scene in each part (seed), no cut detection */
       int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
           part ? 900 + fr : 70 + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "part %d frame %d: max diff %d", part, fr,
-          d);
+      fail_unless (d <= tm_tolerance (), "%s, part %d frame %d: max diff %d",
+          flush ? "flush" : "stream-start", part, fr, d);
     }
     tm_frame_free (rout);
     ci_tonemap_free (ref);
   }
   gst_harness_teardown (h);
 }
+
+GST_START_TEST (test_stream_start_resets)
+{
+  check_history_restarts (FALSE);
+}
 GST_END_TEST;
 
-/* A flush (FLUSH_START, FLUSH_STOP: a seek) starts the temporal statistics
- * afresh as a stream-start does: after it, frames of another part of the
- * stream must equal a fresh reference, not one that ran on */
 GST_START_TEST (test_flush_resets)
 {
-  GstHarness *h = p010_bgrx_harness (8, ",colorimetry=bt2100-pq");
-  g_object_set (h->element, "scene-threshold", 1.0, NULL);
-  for (int part = 0; part < 2; part++) {
-    if (part) {
-      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
-      GstSegment seg;
-      gst_segment_init (&seg, GST_FORMAT_TIME);
-      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
-    }
-    CiTmConfig cfg;
-    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
-    cfg.smoothing = 8;
-    cfg.scene_threshold = 1.0f;
-    CiTonemap *ref = ci_tonemap_new (&cfg);
-    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
-    for (int fr = 0; fr < 3; fr++) {
-      /* a different scene in each part (seed), no cut detection */
-      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
-          part ? 900 + fr : 70 + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "part %d frame %d: max diff %d", part, fr,
-          d);
-    }
-    tm_frame_free (rout);
-    ci_tonemap_free (ref);
-  }
-  gst_harness_teardown (h);
+  check_history_restarts (TRUE);
 }
 GST_END_TEST;
 
