@@ -96,6 +96,26 @@ main (void)
       printf ("FAIL bad geometry accepted\n");
     }
   }
+  /* A row range past the output is refused before anything is written:
+   * the elements hand out slices of rows, and a range one row too far would
+   * write a row beyond the destination (the canary row here). The source
+   * has spare rows so that a wrongly accepted range reads nothing outside
+   * the buffer either. */
+  {
+    uint8_t src[8 * 12] = { 0 }, dst[8 * 5];
+    CiSsPlane sp = { 8, 8, 1, 1, 0, 8 }, dp = { 4, 4, 1, 1, 0, 8 };
+    memset (dst, 0xaa, sizeof dst);
+    int r = ci_ref_supersample_rows (src, &sp, dst, &dp, 0, 5);
+    int touched = 0;
+    for (size_t i = 0; i < sizeof dst; i++)
+      touched += dst[i] != 0xaa;
+    cases++;
+    if (r != -1 || touched) {
+      failures++;
+      printf ("FAIL rows 0..5 of a 4-row output: returned %d, %d bytes "
+          "written (row 4: 0x%02x)\n", r, touched, dst[4 * 8]);
+    }
+  }
   printf ("%d passed, %d failed\n", cases - failures, failures);
   return failures ? 1 : 0;
 }
