@@ -405,11 +405,18 @@ GST_START_TEST (test_aspect_ratio_kept)
         300, 250, 1, 1},
     /* 563 * 16 / 9 = 1000.9: rounded, not truncated */
     {1920, 1080, "height=563,pixel-aspect-ratio=1/1", 1001, 563, 1, 1},
+    /* the width clamped, the height following it: 101 * 3 / 4 = 75.75,
+     * rounded too */
+    {640, 480, "width=[1,101]", 101, 76, 1, 1},
     /* a pixel aspect ratio too extreme to compute the display ratio with
      * keeps the picture's shape in pixels (it fixated to 1x5 before); 0/1
      * (unknown) is taken as square */
     {33, 17, "height=5", 10, 5, G_MAXINT, 1, "2147483647/1"},
     {33, 17, "height=5", 10, 5, 1, G_MAXINT, "1/2147483647"},
+    /* ... and where no size pair keeps that shape, keeps its pixel aspect
+     * ratio still (the display ratio to absorb the error cannot be
+     * computed: 80/99 would be its shape in pixels, not the picture's) */
+    {64, 48, "width=33,height=[1,20]", 33, 20, G_MAXINT, 1, "2147483647/1"},
     {33, 17, "height=5", 10, 5, 1, 1, "0/1"},
     {640, 480, "height=240", 320, 240, 2, 1, "2/1"},
   };
