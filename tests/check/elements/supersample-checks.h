@@ -182,28 +182,55 @@ harness_with_bus (GstBus ** bus)
   return h;
 }
 
-GST_START_TEST (test_upscale_refused)
+/* GRAY8 64x48 pushed against downstream's @sink_caps (a larger size on
+ * some axis) must not negotiate, and the error must name the smallest size
+ * downstream needs, "at least @need". */
+static void
+check_upscale_refused (const gchar * sink_caps, const gchar * need)
 {
-  /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
   GstBus *bus;
   GstHarness *h = harness_with_bus (&bus);
-  gst_harness_set_sink_caps_str (h,
-      "video/x-raw,format=GRAY8,width=128,height=96,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, sink_caps);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
   GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
-  /* the refused CAPS event is explained */
-  gchar *text = ci_pop_error (bus, GST_CORE_ERROR,
-      GST_CORE_ERROR_NEGOTIATION, NULL);
+  /* the refused CAPS event is explained (popped here rather than with
+   * ci_pop_error so that a missing error names the case) */
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "%s: no error posted", sink_caps);
+  GError *err = NULL;
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s: unexpected error: %s", sink_caps,
+      err->message);
+  gchar *text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gchar *want = g_strdup_printf ("at least %s", need);
   fail_unless (strstr (text, "only downscales") && strstr (text, "64x48")
-      && strstr (text, "128x96"), "%s", text);
+      && strstr (text, want), "%s: %s", sink_caps, text);
+  g_free (want);
   g_free (text);
   /* the caps come again with the next buffer: still one error */
   r = gst_harness_push (h, gst_buffer_new_and_alloc (64 * 48));
   fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
   ci_bus_done (h->element, bus);
   gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_upscale_refused)
+{
+  /* Larger sizes are not offered in caps, so an upscale request cannot negotiate. */
+  check_upscale_refused ("video/x-raw,format=GRAY8,width=128,height=96,"
+      "framerate=30/1", "128x96");
+  /* one axis larger is enough to refuse, the height as much as the width */
+  check_upscale_refused ("video/x-raw,format=GRAY8,width=64,height=96,"
+      "framerate=30/1", "64x96");
+  /* no width asked for: any width >= 1 will do, and the message says so
+   * (1, not 0: a video is never 0 pixels wide) */
+  check_upscale_refused ("video/x-raw,format=GRAY8,height=96,"
+      "framerate=30/1", "1x96");
 }
 GST_END_TEST;
 
