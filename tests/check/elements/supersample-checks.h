@@ -453,19 +453,36 @@ GST_START_TEST (test_aspect_ratio_kept)
 }
 GST_END_TEST;
 
+/* RGBA @iw x @ih to @ow x @oh with a region of interest @r: it must come
+ * out as @e (ci_check_roi_meta). */
+static void
+check_roi_scaled (gint iw, gint ih, gint ow, gint oh, const guint r[4],
+    const guint e[4])
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  gchar *ic = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1", iw, ih);
+  gchar *oc = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1", ow, oh);
+  gst_harness_set_src_caps_str (h, ic);
+  gst_harness_set_sink_caps_str (h, oc);
+  GstBuffer *in = gst_buffer_new_and_alloc ((gsize) iw * ih * 4);
+  gst_buffer_memset (in, 0, 0x80, (gsize) iw * ih * 4);
+  ci_check_roi_meta (h, in, r, e);
+  gst_harness_teardown (h);
+  g_free (ic);
+  g_free (oc);
+}
+
 /* A region of interest is scaled with the picture (as videoscale does). */
 GST_START_TEST (test_roi_meta_scaled)
 {
-  GstHarness *h = gst_harness_new (FACTORY);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=640,"
-      "height=480,framerate=30/1");
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=160,"
-      "height=120,framerate=30/1");
-  GstBuffer *in = gst_buffer_new_and_alloc (640 * 480 * 4);
-  gst_buffer_memset (in, 0, 0x80, 640 * 480 * 4);
   const guint r[4] = { 400, 300, 200, 160 }, e[4] = { 100, 75, 50, 40 };
-  ci_check_roi_meta (h, in, r, e);
-  gst_harness_teardown (h);
+  check_roi_scaled (640, 480, 160, 120, r, e);
+  /* the width unchanged, the size still changes: y and h are halved, x and
+   * w kept (not copied unscaled) */
+  const guint r2[4] = { 8, 10, 32, 20 }, e2[4] = { 8, 5, 32, 10 };
+  check_roi_scaled (64, 48, 64, 24, r2, e2);
 }
 GST_END_TEST;
 
