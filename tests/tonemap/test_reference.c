@@ -856,6 +856,55 @@ test_formats_and_gamut (void)
   tm_frame_free (out);
 }
 
+/* The clip operator is the naive baseline (docs/tonemap.md, section 5:
+ * "x, no gamut mapping"): an over-range colour is clipped per channel, not
+ * desaturated like the other operators' (section 6). Linear BT.709 input
+ * (1000 cd/m2 at code 1.0), codes on EOTF nodes so the light is exact:
+ * 375 and 125 cd/m2 at target-peak 250 are 1.5 and 0.5 of the target, and
+ * the pixel's luminance (178 or 143 cd/m2) is below it, so the curve is
+ * x itself. Expected: the over channel at 255, the others at the 8-bit
+ * code of the BT.709 OETF of 0.5 (180), computed here in double (gamut
+ * mapping pulls them towards the luminance: 203 and 187). */
+static void
+test_clip_per_channel (void)
+{
+  const int w = 2, h = 2;
+  static const uint16_t px[2][4] = { {24576, 8192, 8192, 65535},
+  {8192, 8192, 24576, 65535}
+  };
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, w, h, 0);
+  TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, w, h, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      memcpy (in->plane[0] + (size_t) y * in->stride[0] + 8 * x, px[y],
+          sizeof px[y]);
+  CiTmConfig cfg;
+  tm_config_init (&cfg, CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, w, h);
+  cfg.op = CI_TM_OP_CLIP;
+  cfg.transfer = CI_TM_TRC_LINEAR;
+  cfg.primaries_bt2020 = 0;
+  cfg.input_peak = 1000.0f;
+  cfg.target_peak = 250.0f;
+  cfg.smoothing = 0;
+  CiTonemap *tm = ci_tonemap_new (&cfg);
+  run (tm, in, out);
+  const int half = (int) floor (255.0 * (1.099 * pow (0.5, 0.45) - 0.099)
+      + 0.5);
+  const int want[2][4] = { {255, half, half, 255}, {half, half, 255, 255} };
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *o = out->plane[0] + (size_t) y * out->stride[0] + 4 * x;
+      const int *c = want[y];
+      CHECK (o[0] == c[0] && o[1] == c[1] && o[2] == c[2] && o[3] == c[3],
+          "clip operator, pixel (%d,%d): %d %d %d %d, want the per-channel "
+          "clip %d %d %d %d", x, y, o[0], o[1], o[2], o[3], c[0], c[1], c[2],
+          c[3]);
+    }
+  ci_tonemap_free (tm);
+  tm_frame_free (in);
+  tm_frame_free (out);
+}
+
 /* ci_tm_decode (which the statistics, the reference and the kernels
  * share) against tmscene's own encoder: every input format, colours
  * constant over 2x2 blocks, R'G'B' back within a few quantisation steps. */
@@ -1251,6 +1300,7 @@ main (void)
   test_flicker_and_cut ();
   test_blinking_sign ();
   test_formats_and_gamut ();
+  test_clip_per_channel ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
