@@ -303,6 +303,69 @@ ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
   gst_buffer_unref (out);
 }
 
+/* A meta API of the tests' own with the tags of a colorspace meta:
+ * GStreamer has no stable one tagged just video and colorspace, and the
+ * other tags of a real one (size, orientation) would take it through
+ * other branches of gst_ci_transform_meta. Copies itself on the copy
+ * transform, as GstBaseTransform asks of metas it keeps. */
+static gboolean
+ci_cs_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  return TRUE;
+}
+
+static gboolean ci_cs_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data);
+
+static GType
+ci_cs_meta_api_get_type (void)
+{
+  static GType type;
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_COLORSPACE_STR, NULL
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, gst_meta_api_type_register ("CiTestCsMetaAPI",
+            tags));
+  return type;
+}
+
+static const GstMetaInfo *
+ci_cs_meta_get_info (void)
+{
+  static const GstMetaInfo *info;
+  if (g_once_init_enter ((GstMetaInfo **) & info))
+    g_once_init_leave ((GstMetaInfo **) & info,
+        (GstMetaInfo *) gst_meta_register (ci_cs_meta_api_get_type (),
+            "CiTestCsMeta", sizeof (GstMeta), ci_cs_meta_init, NULL,
+            ci_cs_meta_transform));
+  return info;
+}
+
+static gboolean
+ci_cs_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  return gst_buffer_add_meta (dest, ci_cs_meta_get_info (), NULL) != NULL;
+}
+
+void
+ci_check_colorspace_meta (GstHarness * h, GstBuffer * in, gboolean kept)
+{
+  fail_unless (gst_buffer_add_meta (in, ci_cs_meta_get_info (), NULL));
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  const gboolean has =
+      gst_buffer_get_meta (out, ci_cs_meta_api_get_type ()) != NULL;
+  fail_unless (has == kept, kept ? "a colorspace-tagged meta was dropped, "
+      "though the element leaves the colours as they were" :
+      "a colorspace-tagged meta came through an element that changes the "
+      "colours");
+  gst_buffer_unref (out);
+}
+
 gpointer
 ci_cuda_context_of (GstElement * e)
 {

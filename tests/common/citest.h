@@ -76,6 +76,13 @@ GstHarness *ci_cuda_memory_harness (const char *element, const char *name,
 void ci_check_roi_meta (GstHarness * h, GstBuffer * in, const guint r[4],
     const guint e[4]);
 
+/* Pushes @in (taken) with a test meta tagged only video and colorspace
+ * through @h and fails unless the output carries it exactly when @kept
+ * (gst_ci_transform_meta: kept by elements that leave the colours as they
+ * were, dropped by those that change them). */
+void ci_check_colorspace_meta (GstHarness * h, GstBuffer * in,
+    gboolean kept);
+
 /* Fails unless @factory refuses interlaced input (interleaved and mixed
  * @format frames of 64x32) with not-negotiated and an error that names
  * deinterlace, and takes the same caps marked progressive; @sink_caps, if

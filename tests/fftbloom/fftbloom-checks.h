@@ -689,6 +689,20 @@ GST_START_TEST (test_roi_meta_kept)
 }
 GST_END_TEST;
 
+/* Bloom adds light in the input's own colour space (caps pass through),
+ * so a meta that describes that space (tagged colorspace) still holds and
+ * is kept (GST_CI_METAS_GEOMETRY_COLORSPACE; tonemap's counterpart drops
+ * it). */
+GST_START_TEST (test_colorspace_meta_kept)
+{
+  GstVideoInfo info;
+  caps_for (&info, "RGBA", 64, 41, FALSE);
+  GstHarness *h = harness_for (&info);
+  ci_check_colorspace_meta (h, make_frame (&info, 3), TRUE);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "RGBA", NULL);
@@ -721,6 +735,7 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_frame_too_large_for_fft);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_kept);
+  tcase_add_test (tc, test_colorspace_meta_kept);
   tcase_add_test (tc, test_buffer_layouts);
   return s;
 }

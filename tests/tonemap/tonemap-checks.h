@@ -588,6 +588,21 @@ GST_START_TEST (test_roi_meta_kept)
 
 GST_END_TEST;
 
+/* Tone mapping changes the colours (PQ BT.2020 in, BT.709 out), so a meta
+ * that describes them (tagged colorspace) no longer holds and is dropped:
+ * the element keeps geometry metas only (GST_CI_METAS_GEOMETRY). */
+GST_START_TEST (test_colorspace_meta_dropped)
+{
+  GstHarness *h = p010_bgrx_harness (0, ",colorimetry=bt2100-pq");
+  TmFrame *rin;
+  ci_check_colorspace_meta (h, scene_buffer ("P010_10LE", CI_TM_IN_P010, 3,
+          &rin), FALSE);
+  tm_frame_free (rin);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_interlaced_refused)
 {
   ci_check_interlaced_refused (FACTORY, "P010_10LE", NULL);
@@ -976,6 +991,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_reconfigure_keeps_state);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_roi_meta_kept);
+  tcase_add_test (tc, test_colorspace_meta_dropped);
   tcase_add_test (tc, test_no_colorimetry);
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_flush_resets);
