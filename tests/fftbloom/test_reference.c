@@ -607,6 +607,57 @@ test_kernels (void)
   ci_fb_kernel_free (k);
 }
 
+/* sRGB-encoded 8-bit code to linear light, in double (IEC 61966-2-1) */
+static double
+srgb_code_to_linear (int code)
+{
+  const double v = code / 255.0;
+  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+}
+
+/* The alpha of an 8-bit PNG kernel weights its texels (docs/fftbloom.md,
+ * image kernel: texel = sRGB-decoded code/255 x alpha/255), checked on the
+ * loader's texels, before the kernel's normalisation would hide a common
+ * factor: RGBA and grey + alpha, alpha 255, 128, 1 and 0 on colours that
+ * are not black (an alpha-0 texel adds no light whatever its colour). */
+static void
+test_png_alpha (void)
+{
+  static const uint8_t alpha[4] = { 255, 128, 1, 0 };
+  static const uint8_t rgb[4][3] = { {200, 100, 30}, {200, 100, 30},
+  {255, 255, 255}, {90, 180, 250}
+  };
+  gchar *path = g_build_filename (g_get_tmp_dir (),
+      "fftbloom-alpha-kernel-test.png", NULL);
+  for (int grey = 0; grey <= 1; grey++) {
+    const int in_ch = grey ? 2 : 4, ch = grey ? 1 : 3;
+    CiImage *img = ci_image_new (4, 1, in_ch, 1);
+    for (int x = 0; x < 4; x++) {
+      for (int c = 0; c < ch; c++)
+        img->data[x * in_ch + c] = rgb[x][c];
+      img->data[x * in_ch + ch] = alpha[x];
+    }
+    EXPECT (ci_image_save_png (img, path), "save png");
+    char *err = NULL;
+    CiFbImage *fi = ci_fb_image_load_png (path, &err);
+    EXPECT (fi && fi->width == 4 && fi->height == 1 && fi->channels == ch,
+        "%s png: %s", grey ? "GA" : "RGBA", err ? err : "geometry");
+    for (int x = 0; fi && x < 4; x++)
+      for (int c = 0; c < ch; c++) {
+        const double want = srgb_code_to_linear (rgb[x][c]) * alpha[x] / 255.0;
+        const double got = fi->data[x * ch + c];
+        EXPECT (fabs (got - want) <= 1e-6 * want + 1e-9, "%s png texel %d "
+            "channel %d (code %d, alpha %d): %.7g, want %.7g",
+            grey ? "GA" : "RGBA", x, c, rgb[x][c], alpha[x], got, want);
+      }
+    ci_fb_image_free (fi);
+    free (err);
+    ci_image_free (img);
+    g_unlink (path);
+  }
+  g_free (path);
+}
+
 /* A glare kernel of radius 40 with @g's shape and the given shares. */
 static CiFbKernel *
 glare_with (const CiFbGlare * g, float halo, float spike)
@@ -846,6 +897,7 @@ main (int argc, char **argv)
   test_energy ();
   test_no_wrap ();
   test_kernels ();
+  test_png_alpha ();
   test_glare_shares ();
   test_glare_profiles ();
   if (failures)
