@@ -281,27 +281,34 @@ GST_START_TEST (test_operators)
 
 GST_END_TEST;
 
-/* The largest byte difference between the reference run with @a and with
- * @b on run_case_cfg's four frames */
+/* The largest byte difference, over frames @from .. @n-1, between the
+ * reference run with @a and one run with @b (and, from frame @from on,
+ * with @b_later's run-time settings, ci_tonemap_set_runtime; NULL: none)
+ * on 96x54 frames of @a's input format: scene variant 0 before frame @cut,
+ * 1 from it on, seed @seed + frame number. */
 static int
-reference_diff (const CiTmConfig * a, const CiTmConfig * b)
+reference_seq_diff (const CiTmConfig * a, const CiTmConfig * b,
+    const CiTmConfig * b_later, int from, int cut, int n, guint64 seed)
 {
   CiTonemap *ra = ci_tonemap_new (a), *rb = ci_tonemap_new (b);
   TmFrame *in = tm_frame_new_in (a->in_format, W, H, 0);
   TmFrame *oa = tm_frame_new_out (a->out_format, W, H, 0);
   TmFrame *ob = tm_frame_new_out (b->out_format, W, H, 0);
   int worst = 0;
-  for (int fr = 0; fr < 4; fr++) {
+  for (int fr = 0; fr < n; fr++) {
     CiTmInPlanes ip;
     CiTmOutPlanes pa, pb;
     long nd;
-    tm_fill_scene (in, 0, 0.02, 10 + fr);
+    if (fr == from && b_later)
+      ci_tonemap_set_runtime (rb, b_later);
+    tm_fill_scene (in, fr >= cut, 0.02, seed + fr);
     tm_frame_in_planes (in, &ip);
     tm_frame_out_planes (oa, &pa);
     tm_frame_out_planes (ob, &pb);
     ci_tonemap_process (ra, &ip, &pa);
     ci_tonemap_process (rb, &ip, &pb);
-    worst = MAX (worst, tm_frame_diff (oa, ob, &nd));
+    if (fr >= from)
+      worst = MAX (worst, tm_frame_diff (oa, ob, &nd));
   }
   tm_frame_free (in);
   tm_frame_free (oa);
@@ -309,6 +316,14 @@ reference_diff (const CiTmConfig * a, const CiTmConfig * b)
   ci_tonemap_free (ra);
   ci_tonemap_free (rb);
   return worst;
+}
+
+/* The largest byte difference between the reference run with @a and with
+ * @b on run_case_cfg's four frames */
+static int
+reference_diff (const CiTmConfig * a, const CiTmConfig * b)
+{
+  return reference_seq_diff (a, b, NULL, 0, 4, 4, 10);
 }
 
 /* HDR10 content-light-level sets the curves' source peak; an implausible
@@ -690,43 +705,6 @@ GST_START_TEST (test_flush_resets)
   check_history_restarts (TRUE);
 }
 GST_END_TEST;
-
-/* The largest byte difference, over frames @from .. @n-1, between the
- * reference run with @a and one run with @b (and, from frame @from on,
- * with @b_later's run-time settings, ci_tonemap_set_runtime; NULL: none)
- * on 96x54 P010 frames: scene variant 0 before frame @cut, 1 from it on,
- * seed @seed + frame number. */
-static int
-reference_seq_diff (const CiTmConfig * a, const CiTmConfig * b,
-    const CiTmConfig * b_later, int from, int cut, int n, guint64 seed)
-{
-  CiTonemap *ra = ci_tonemap_new (a), *rb = ci_tonemap_new (b);
-  TmFrame *in = tm_frame_new_in (CI_TM_IN_P010, W, H, 0);
-  TmFrame *oa = tm_frame_new_out (a->out_format, W, H, 0);
-  TmFrame *ob = tm_frame_new_out (b->out_format, W, H, 0);
-  int worst = 0;
-  for (int fr = 0; fr < n; fr++) {
-    CiTmInPlanes ip;
-    CiTmOutPlanes pa, pb;
-    long nd;
-    if (fr == from && b_later)
-      ci_tonemap_set_runtime (rb, b_later);
-    tm_fill_scene (in, fr >= cut, 0.02, seed + fr);
-    tm_frame_in_planes (in, &ip);
-    tm_frame_out_planes (oa, &pa);
-    tm_frame_out_planes (ob, &pb);
-    ci_tonemap_process (ra, &ip, &pa);
-    ci_tonemap_process (rb, &ip, &pb);
-    if (fr >= from)
-      worst = MAX (worst, tm_frame_diff (oa, ob, &nd));
-  }
-  tm_frame_free (in);
-  tm_frame_free (oa);
-  tm_frame_free (ob);
-  ci_tonemap_free (ra);
-  ci_tonemap_free (rb);
-  return worst;
-}
 
 /* scene-threshold reaches the cut detection: over a scene change (frame
  * 3), 1 (never a cut: the average glides to the new scene) and 0 (every
