@@ -413,6 +413,24 @@ test_dim_frames (void)
   }
 }
 
+/* The decode of RGBA64 input with transfer @trc at @peak cd/m2 and
+ * BT.2020 (else BT.709) primaries, for ci_tm_linearize: @p and the EOTF
+ * table @eotf (CI_TM_EOTF_N entries). */
+static void
+rgba64_light (CiTmTransfer trc, float peak, int bt2020, CiTmParams * p,
+    float *eotf)
+{
+  static float oetf[CI_TM_TRC_N];
+  CiTmConfig cfg;
+  ci_tm_config_defaults (&cfg);
+  cfg.in_format = CI_TM_IN_RGBA64;
+  cfg.transfer = trc;
+  cfg.input_peak = peak;
+  cfg.primaries_bt2020 = bt2020;
+  ci_tm_params_init (&cfg, p);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+}
+
 /* The domain ci_tm_fdiv_nrm needs (kernels/tonemap_math.h): every pixel
  * luminance Y > 0 in [2^-100, 2^20] and every histogram map value 0 or in
  * [2^-40, 1], for every transfer, input-peak and primaries.  The EOTF is a
@@ -431,17 +449,10 @@ test_factor_domain (void)
   for (int t = 0; t < 4; t++)
     for (int k = 0; k < 5; k++)
       for (int pr = 0; pr < 2; pr++) {
-        CiTmConfig cfg;
         CiTmParams p;
-        static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+        static float eotf[CI_TM_EOTF_N];
         float rgb[3];
-        ci_tm_config_defaults (&cfg);
-        cfg.in_format = CI_TM_IN_RGBA64;
-        cfg.transfer = trc[t];
-        cfg.input_peak = peaks[k];
-        cfg.primaries_bt2020 = pr;
-        ci_tm_params_init (&cfg, &p);
-        ci_tm_build_trc_luts (&cfg, eotf, oetf);
+        rgba64_light (trc[t], peaks[k], pr, &p, eotf);
         for (int i = 0; i <= CI_TM_TRC_LUT; i++) {
           const float x = (float) i / CI_TM_TRC_LUT;
           const float px[4][3] = { {x, 0, 0}, {0, x, 0}, {0, 0, x}, {x, x, x} };
@@ -1018,16 +1029,10 @@ test_hlg_gamma (void)
   const double sig[] = { 0.125, 0.25, 0.5, 0.625, 0.75, 0.875 };
   for (size_t k = 0; k < sizeof peaks / sizeof peaks[0]; k++) {
     const double lw = peaks[k], gamma = 1.2 + 0.42 * log10 (lw / 1000.0);
-    CiTmConfig cfg;
     CiTmParams p;
-    static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+    static float eotf[CI_TM_EOTF_N];
     float rgb[3];
-    ci_tm_config_defaults (&cfg);
-    cfg.in_format = CI_TM_IN_RGBA64;
-    cfg.transfer = CI_TM_TRC_HLG;
-    cfg.input_peak = (float) lw;
-    ci_tm_params_init (&cfg, &p);
-    ci_tm_build_trc_luts (&cfg, eotf, oetf);
+    rgba64_light (CI_TM_TRC_HLG, (float) lw, 1, &p, eotf);
     for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
       const double e = sig[i];
       /* BT.2100 HLG inverse OETF, a = 0.17883277, b = 1 - 4a, c = 0.5 - a ln 4a */
