@@ -182,7 +182,9 @@ reference_difference (const GstVideoInfo * info, GstBuffer * in,
   GstVideoFrame fi;
   fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
   gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  gint bytes = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0) > 8 ? 2 : 1;
+  CiFbFormat fmt;
+  format_for (info, &fmt);
+  gint bytes = fmt.bytes_per_sample;
   gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
   guint8 *ra = reference_output (info, &fi, a);
   guint8 *rb = reference_output (info, &fi, b);
