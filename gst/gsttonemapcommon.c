@@ -251,14 +251,21 @@ gst_tonemap_out_colorimetry (gboolean rgb)
 /* Everything the element can output: its formats, each with its fixed
  * colour description (towards the sink, output caps outside it are
  * dropped: the way back dropped the colorimetry and took any, so an
- * ACCEPT_CAPS of BGRx with bt709 or NV12 with bt2100-pq answered yes). */
+ * ACCEPT_CAPS of BGRx with bt709 or NV12 with bt2100-pq answered yes).
+ * Built once per process (a fixed set; caps queries come often); a new
+ * reference for the caller. */
 static GstCaps *
 gst_tonemap_all_out_caps (void)
 {
-  GstCaps *in = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
-  GstCaps *ours = gst_tonemap_transform_caps (GST_PAD_SINK, in, NULL);
-  gst_caps_unref (in);
-  return ours;
+  static GstCaps *all;
+  if (g_once_init_enter (&all)) {
+    GstCaps *in = gst_caps_from_string (GST_TONEMAP_SINK_CAPS);
+    GstCaps *ours = gst_tonemap_transform_caps (GST_PAD_SINK, in, NULL);
+    gst_caps_unref (in);
+    GST_MINI_OBJECT_FLAG_SET (ours, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&all, ours);
+  }
+  return gst_caps_ref (all);
 }
 
 GstCaps *
