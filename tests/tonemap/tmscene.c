@@ -101,8 +101,8 @@ frame_new (int out, int fmt, int w, int h, int pad)
   plane_geom (out, fmt, w, h, &f->nplanes, rb, rows);
   for (int i = 0; i < f->nplanes; i++) {
     /* pad < 0: rows aligned to -pad bytes (the wide-load path) */
-    f->stride[i] = pad < 0 ? (rb[i] - pad - 1) / -pad * -pad :
-        (rb[i] + pad + 3) & ~3;
+    f->stride[i] = pad == TM_PAD_TIGHT ? rb[i] : pad < 0 ?
+        (rb[i] - pad - 1) / -pad * -pad : (rb[i] + pad + 3) & ~3;
     f->size[i] = (size_t) f->stride[i] * rows[i];
     f->plane[i] = calloc (1, f->size[i]);
   }

@@ -17,7 +17,9 @@ typedef struct
 } TmFrame;
 
 /* pad >= 0: bytes added to each row (rounded to 4); pad < 0: rows aligned
- * to -pad bytes. */
+ * to -pad bytes; TM_PAD_TIGHT: no padding at all (odd strides where a row's
+ * bytes are odd, as a downstream pool may give). */
+#define TM_PAD_TIGHT (1 << 30)
 /* The defaults with these formats and frame size. */
 void tm_config_init (CiTmConfig * cfg, int fi, int fo, int w, int h);
 
