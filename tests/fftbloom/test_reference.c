@@ -6,6 +6,8 @@
 #endif
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <png.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include "citest.h"
 #include "../../reference/fftbloom.h"
@@ -658,6 +660,102 @@ test_png_alpha (void)
   g_free (path);
 }
 
+/* A 16-bit PNG written here byte by byte (big-endian samples, as the PNG
+ * format stores them), grey + alpha or RGBA, with an sRGB chunk when @srgb. */
+static gboolean
+write_png16 (const char *path, int w, int h, int grey, int srgb,
+    const uint16_t * samples)
+{
+  const int in_ch = grey ? 2 : 4;
+  FILE *f = fopen (path, "wb");
+  if (!f)
+    return FALSE;
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL,
+      NULL, NULL);
+  png_infop info = png_create_info_struct (png);
+  uint8_t *row = g_malloc ((size_t) w * in_ch * 2);
+  if (setjmp (png_jmpbuf (png))) {
+    png_destroy_write_struct (&png, &info);
+    fclose (f);
+    g_free (row);
+    return FALSE;
+  }
+  png_init_io (png, f);
+  png_set_IHDR (png, info, w, h, 16, grey ? PNG_COLOR_TYPE_GRAY_ALPHA :
+      PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+      PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (srgb)
+    png_set_sRGB (png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  png_write_info (png, info);
+  for (int y = 0; y < h; y++) {
+    for (int i = 0; i < w * in_ch; i++) {
+      const uint16_t v = samples[(size_t) y * w * in_ch + i];
+      row[2 * i] = (uint8_t) (v >> 8);
+      row[2 * i + 1] = (uint8_t) (v & 0xff);
+    }
+    png_write_row (png, row);
+  }
+  png_write_end (png, NULL);
+  png_destroy_write_struct (&png, &info);
+  fclose (f);
+  g_free (row);
+  return TRUE;
+}
+
+/* A 16-bit PNG kernel (docs/fftbloom.md, image kernel): without a gAMA or
+ * sRGB chunk the codes are linear, texel = code/65535 with libpng's
+ * premultiplied alpha (code x alpha/65535, to 16 bits); an sRGB chunk
+ * libpng honours, for 16-bit files as its gamma 0.45455 (a 2.2 power, not
+ * the IEC curve: libpng 1.6 measured, 0x1234 gives 0.0029755, the IEC
+ * curve 0.0061090). Grey + alpha gives one plane, RGBA
+ * three in the order R, G, B. The codes' two bytes differ, so a byte swap
+ * shows; opaque texels are exact. */
+static void
+test_png16 (void)
+{
+  /* per texel: R, G, B (grey: R), alpha */
+  static const uint16_t px[4][4] = {
+    {0x1234, 0xC0DE, 0x0A0B, 65535}, {0xFEDC, 0x3456, 0x789A, 65535},
+    {0x8000, 0x4000, 0x2000, 0x8000}, {0xFFFF, 0xFFFF, 0xFFFF, 0}
+  };
+  gchar *path = g_build_filename (g_get_tmp_dir (),
+      "fftbloom-png16-kernel-test.png", NULL);
+  for (int k = 0; k < 4; k++) {
+    const int grey = k & 1, srgb = k >> 1, in_ch = grey ? 2 : 4;
+    const int ch = grey ? 1 : 3;
+    const char *what = grey ? (srgb ? "GA16 sRGB" : "GA16") :
+        (srgb ? "RGBA16 sRGB" : "RGBA16");
+    uint16_t samples[4 * 4];
+    for (int x = 0; x < 4; x++) {
+      for (int c = 0; c < ch; c++)
+        samples[x * in_ch + c] = px[x][c];
+      samples[x * in_ch + ch] = px[x][3];
+    }
+    EXPECT (write_png16 (path, 4, 1, grey, srgb, samples), "write %s", what);
+    char *err = NULL;
+    CiFbImage *fi = ci_fb_image_load_png (path, &err);
+    EXPECT (fi && fi->width == 4 && fi->height == 1 && fi->channels == ch,
+        "%s png: %s", what, err ? err : "geometry");
+    for (int x = 0; fi && x < 4; x++)
+      for (int c = 0; c < ch; c++) {
+        const double v = px[x][c] / 65535.0, a = px[x][3] / 65535.0;
+        const double lin = srgb ? pow (v, 1 / 0.45455) : v;
+        const double want = lin * a, got = fi->data[x * ch + c];
+        /* opaque linear: the code itself; otherwise libpng's 16-bit
+         * premultiplication (and curve) round to 1/65535, give or take */
+        const double tol = srgb ? 2e-4 : (px[x][3] == 65535 ? 1e-6 * want :
+            1.01 / 65535);
+        EXPECT (fabs (got - want) <= tol, "%s png texel %d channel %d (code "
+            "0x%04x, alpha %u): %.7g, want %.7g", what, x, c, px[x][c],
+            px[x][3], got, want);
+      }
+    ci_fb_image_free (fi);
+    free (err);
+    g_unlink (path);
+  }
+  g_free (path);
+}
+
 /* A glare kernel of radius 40 with @g's shape and the given shares. */
 static CiFbKernel *
 glare_with (const CiFbGlare * g, float halo, float spike)
@@ -898,6 +996,7 @@ main (int argc, char **argv)
   test_no_wrap ();
   test_kernels ();
   test_png_alpha ();
+  test_png16 ();
   test_glare_shares ();
   test_glare_profiles ();
   if (failures)
