@@ -609,6 +609,142 @@ test_kernels (void)
   ci_fb_kernel_free (k);
 }
 
+/* An image kernel resampled to W'xH' as docs/fftbloom.md writes it out,
+ * then each plane over its double sum: Sx x Sy bilinear samples a texel
+ * (S = ceil (f) + 1, 1 on an axis whose size stays), the four texels
+ * around a sample in the order given, outside the image 0. */
+static float *
+doc_resample (const CiFbImage * img, int ow, int oh)
+{
+  const int ch = img->channels, n = ow * oh;
+  const float fx = (float) img->width / ow, fy = (float) img->height / oh;
+  const int sx = fx == 1.0f ? 1 : (int) ceilf (fx) + 1;
+  const int sy = fy == 1.0f ? 1 : (int) ceilf (fy) + 1;
+  float *out = g_malloc ((size_t) n * ch * sizeof (float));
+  for (int c = 0; c < ch; c++) {
+    double sum = 0;
+    for (int j = 0; j < oh; j++)
+      for (int i = 0; i < ow; i++) {
+        float acc = 0.0f;
+        for (int b = 0; b < sy; b++)
+          for (int a = 0; a < sx; a++) {
+            const float x = (i + (a + 0.5f) / sx) * fx - 0.5f;
+            const float y = (j + (b + 0.5f) / sy) * fy - 0.5f;
+            const int x0 = (int) floorf (x), y0 = (int) floorf (y);
+            const float ax = x - x0, ay = y - y0;
+            const int tx[4] = { x0, x0 + 1, x0, x0 + 1 };
+            const int ty[4] = { y0, y0, y0 + 1, y0 + 1 };
+            const float wx[4] = { 1 - ax, ax, 1 - ax, ax };
+            const float wy[4] = { 1 - ay, 1 - ay, ay, ay };
+            float v = 0.0f;
+            for (int t = 0; t < 4; t++)
+              if (tx[t] >= 0 && ty[t] >= 0 && tx[t] < img->width
+                  && ty[t] < img->height)
+                v += (wx[t] * wy[t]) * img->data[((size_t) ty[t] * img->width
+                        + tx[t]) * ch + c];
+            acc += v;
+          }
+        out[(size_t) c * n + j * ow + i] = acc / (float) (sx * sy);
+        sum += out[(size_t) c * n + j * ow + i];
+      }
+    for (int i = 0; i < n; i++)
+      out[(size_t) c * n + i] = (float) (out[(size_t) c * n + i] / sum);
+  }
+  return out;
+}
+
+/* The image kernel's geometry (docs/fftbloom.md, image kernel): the
+ * resampled size (W' = lround (W x B' / B)), its texels against the
+ * resampling written out above, the centre "x,y" (lround (x (W' - 1)),
+ * lround (y (H' - 1))), "auto" on a tie (the first in raster order) and
+ * B' from kernel-size and the resolution divisor, kernel-size > 0 giving
+ * at least one texel and 0 at 1/4 (B + 2) div 4. */
+static void
+test_kernel_geometry (void)
+{
+  static const struct
+  {
+    int w, h, size, ow, oh;
+  } rs[] = { {9, 5, 18, 18, 10}, {9, 5, 4, 4, 2}, {9, 5, 12, 12, 7},
+  {10, 3, 9, 9, 3}, {3, 10, 9, 3, 9}
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS (rs); i++) {
+    CiFbImage img = { rs[i].w, rs[i].h, 3, NULL };
+    img.data = g_malloc ((size_t) rs[i].w * rs[i].h * 3 * sizeof (float));
+    uint64_t st = 90 + i;
+    for (int t = 0; t < rs[i].w * rs[i].h * 3; t++)
+      img.data[t] = (float) ((ci_rand_next (&st) >> 40) / (double) (1 << 24));
+    CiFbKernel *k = ci_fb_kernel_from_image (&img, rs[i].size, 0.5f, 0.5f);
+    EXPECT (k && k->width == rs[i].ow && k->height == rs[i].oh, "%dx%d to "
+        "%d: %dx%d, want %dx%d", rs[i].w, rs[i].h, rs[i].size,
+        k ? k->width : -1, k ? k->height : -1, rs[i].ow, rs[i].oh);
+    if (k && k->width == rs[i].ow && k->height == rs[i].oh) {
+      float *want = doc_resample (&img, rs[i].ow, rs[i].oh);
+      double worst = 0;
+      for (int t = 0; t < rs[i].ow * rs[i].oh * 3; t++)
+        worst = fmax (worst, fabs (k->data[t] - want[t]) / want[t]);
+      EXPECT (worst < 1e-5, "%dx%d to %dx%d: texels off the documented "
+          "resampling by %.3g (relative)", rs[i].w, rs[i].h, rs[i].ow,
+          rs[i].oh, worst);
+      g_free (want);
+    }
+    ci_fb_kernel_free (k);
+    g_free (img.data);
+  }
+
+  /* centre "x,y" on an 18x10 kernel (x, y unequal, odd and even sides) */
+  float texels[9 * 5];
+  for (int t = 0; t < 9 * 5; t++)
+    texels[t] = 0.1f + (t % 7) * 0.01f;
+  CiFbImage grey = { 9, 5, 1, texels };
+  static const struct
+  {
+    int size;
+    float x, y;
+    int cx, cy;
+  } cs[] = { {18, 0.25f, 0.75f, 4, 7}, {0, 1.0f, 0.0f, 8, 0},
+  {4, 0.5f, 0.5f, 2, 1}, {0, 0.3f, 0.6f, 2, 2}
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS (cs); i++) {
+    CiFbKernel *k = ci_fb_kernel_from_image (&grey, cs[i].size, cs[i].x,
+        cs[i].y);
+    EXPECT (k && k->cx == cs[i].cx && k->cy == cs[i].cy, "centre \"%g,%g\" "
+        "of a %dx%d kernel: (%d, %d), want (%d, %d)", cs[i].x, cs[i].y,
+        k ? k->width : -1, k ? k->height : -1, k ? k->cx : -1,
+        k ? k->cy : -1, cs[i].cx, cs[i].cy);
+    ci_fb_kernel_free (k);
+  }
+  /* "auto": two texels share the largest value; the first one wins */
+  texels[1 * 9 + 6] = texels[3 * 9 + 2] = 5.0f;
+  CiFbKernel *k = ci_fb_kernel_from_image (&grey, 0, -1, -1);
+  EXPECT (k && k->cx == 6 && k->cy == 1, "auto centre on a tie: (%d, %d), "
+      "want the first in raster order (6, 1)", k ? k->cx : -1, k ? k->cy : -1);
+  ci_fb_kernel_free (k);
+
+  /* B' (larger side) for a frame; kernel-size, frame, divisor */
+  CiFbGlare g;
+  ci_fb_glare_defaults (&g);
+  static const struct
+  {
+    float ks;
+    int w, h, s, kw, kh;
+  } fs[] = {
+    {0.05f, 640, 480, 2, 16, 9},        /* lround (0.05 x 640 / 2) = 16 */
+    {0.001f, 64, 48, 1, 1, 1},  /* lround (0.064) = 0: one texel */
+    {0.0f, 640, 480, 4, 2, 1},  /* (9 + 2) div 4 = 2 */
+    {0.0f, 640, 480, 1, 9, 5},  /* its own size */
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS (fs); i++) {
+    k = ci_fb_kernel_for_frame (&g, &grey, fs[i].ks, -1, -1, fs[i].w,
+        fs[i].h, fs[i].s);
+    EXPECT (k && k->width == fs[i].kw && k->height == fs[i].kh,
+        "kernel-size %g, %dx%d at 1/%d: a %dx%d kernel, want %dx%d",
+        fs[i].ks, fs[i].w, fs[i].h, fs[i].s, k ? k->width : -1,
+        k ? k->height : -1, fs[i].kw, fs[i].kh);
+    ci_fb_kernel_free (k);
+  }
+}
+
 /* sRGB-encoded 8-bit code to linear light, in double (IEC 61966-2-1) */
 static double
 srgb_code_to_linear (int code)
@@ -995,6 +1131,7 @@ main (int argc, char **argv)
   test_energy ();
   test_no_wrap ();
   test_kernels ();
+  test_kernel_geometry ();
   test_png_alpha ();
   test_png16 ();
   test_glare_shares ();
