@@ -635,6 +635,88 @@ GST_START_TEST (test_image_kernel)
 }
 GST_END_TEST;
 
+/* kernel-center "x,y" takes x for the column and y for the row, 0 and 1
+ * included, white space around each part stripped; "auto" in any case is
+ * the brightest texel (docs/fftbloom.md, properties); none of these warns
+ * (a warning fails the test). An empty kernel-location is no image: the
+ * glare. Each frame against the reference with the centre the doc gives. */
+GST_START_TEST (test_kernel_center)
+{
+  static const struct
+  {
+    const gchar *str;
+    gfloat x, y;
+  } c[] = { {"0.25,0.75", 0.25f, 0.75f}, {"1,0", 1.0f, 0.0f},
+  {"0,1", 0.0f, 1.0f}, {" 0.75 ,\t0.5 ", 0.75f, 0.5f}, {"AUTO", -1, -1},
+  {"0.5,0.5", 0.5f, 0.5f}, {"Auto", -1, -1}
+  };
+  gchar *path = write_kernel_png ();
+  GstVideoInfo info;
+  caps_for (&info, "BGRx", 53, 31, FALSE);
+  Setup s;
+  setup_defaults (&s);
+  GstHarness *h = harness_for (&info);
+  s.image = path;
+  s.kernel_size = 0.0f;
+  s.p.threshold = 0.3f;
+  g_object_set (h->element, "kernel-location", path, "kernel-size", 0.0f,
+      "threshold", 0.3f, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
+    g_object_set (h->element, "kernel-center", c[i].str, NULL);
+    gchar *got;
+    g_object_get (h->element, "kernel-center", &got, NULL);
+    fail_unless_equals_string (got, c[i].str);
+    g_free (got);
+    s.cx = c[i].x;
+    s.cy = c[i].y;
+    gchar *what = g_strdup_printf ("kernel-center \"%s\"", c[i].str);
+    push_and_check (h, &info, &s, 60 + i, what);
+    g_free (what);
+  }
+  s.image = NULL;
+  g_object_set (h->element, "kernel-location", "", NULL);
+  push_and_check (h, &info, &s, 70, "kernel-location \"\": the glare");
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (path);
+}
+GST_END_TEST;
+
+/* The ranges and defaults of docs/fftbloom.md's property table: a value
+ * out of range is refused by GObject, so these are the clamps. */
+GST_START_TEST (test_property_ranges)
+{
+  static const struct
+  {
+    const gchar *name;
+    gfloat min, max, def;
+  } f[] = { {"intensity", 0, 100, 1}, {"threshold", 0, 1, 0.8f},
+  {"knee", 0, 1, 0.5f}, {"kernel-size", 0, 2, 0.1f}, {"core-size", 0, 0.5f,
+      0.01f}, {"halo-strength", 0, 1, 0.35f}, {"halo-size", 0.001f, 1, 0.08f},
+  {"spike-strength", 0, 1, 0.15f}, {"spike-width", 0, 0.1f, 0.006f},
+  {"spike-angle", -360, 360, 90}
+  };
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  fail_unless (e != NULL);
+  GObjectClass *k = G_OBJECT_GET_CLASS (e);
+  for (guint i = 0; i < G_N_ELEMENTS (f); i++) {
+    GParamSpec *ps = g_object_class_find_property (k, f[i].name);
+    fail_unless (ps && G_IS_PARAM_SPEC_FLOAT (ps), "%s", f[i].name);
+    GParamSpecFloat *pf = G_PARAM_SPEC_FLOAT (ps);
+    fail_unless (pf->minimum == f[i].min && pf->maximum == f[i].max
+        && pf->default_value == f[i].def, "%s: %g..%g, default %g; want "
+        "%g..%g, %g", f[i].name, pf->minimum, pf->maximum, pf->default_value,
+        f[i].min, f[i].max, f[i].def);
+  }
+  GParamSpec *ps = g_object_class_find_property (k, "spike-count");
+  fail_unless (ps && G_IS_PARAM_SPEC_INT (ps));
+  fail_unless (G_PARAM_SPEC_INT (ps)->minimum == 0
+      && G_PARAM_SPEC_INT (ps)->maximum == 16
+      && G_PARAM_SPEC_INT (ps)->default_value == 6);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_bad_kernel_location)
 {
   GstVideoInfo info;
@@ -733,6 +815,8 @@ fftbloom_suite (void)
   tcase_add_test (tc, test_kernel_properties_while_playing);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_image_kernel);
+  tcase_add_test (tc, test_kernel_center);
+  tcase_add_test (tc, test_property_ranges);
   tcase_add_test (tc, test_bad_kernel_location);
   tcase_add_test (tc, test_frame_too_large_for_fft);
   tcase_add_test (tc, test_interlaced_refused);
