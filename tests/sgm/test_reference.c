@@ -255,6 +255,8 @@ check_conversion (void)
     {32 * 16, 0, 65, 512, 127, {127, 255, 127}},
     /* 1/16 px over a span of 2 px: 254 / 32 = 7.94, rounded to 8 */
     {1, 0, 3, 1, 8, {0, 0, 159}},
+    /* 8/16 px: 254 x 8 / 32 = 63.5, a half, rounded up to 64 */
+    {8, 0, 3, 8, 64, {0, 129, 255}},
     /* min-disparity -2, D = 5: -2 .. 2 px onto 0 .. 254 */
     {-32, -2, 5, 0, 0, {0, 0, 127}},
     {-48, -2, 5, 0, 0, {0, 0, 127}},
@@ -288,6 +290,53 @@ check_conversion (void)
     EXPECT (bgrx[2] == t[i].rgb[0] && bgrx[1] == t[i].rgb[1]
         && bgrx[0] == t[i].rgb[2], "case %zu: BGRx channel order", i);
   }
+}
+
+/* WTA and LR check at their boundaries (docs/sgm.md), on sums and
+ * disparities written out here: uniqueness valid when m x S2 >= 1024 x
+ * S(best), equality included (so m = 1024 disables it even where a far
+ * disparity ties the best); the LR check invalidates a pixel whose x_r =
+ * x - min - best lies outside the image, here x_r = W exactly (with the
+ * right view's disparity at the next row's first pixel agreeing). */
+static void
+check_wta_lr_edges (void)
+{
+  static const struct
+  {
+    int uniq;
+    uint16_t s[5];
+  } u[] = { {1024, {10, 40, 40, 40, 10}}, {973, {973, 2000, 1024, 2000, 2000}},
+  {973, {974, 2000, 1024, 2000, 2000}}
+  };
+  for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+    SgmParams p;
+    sgm_params_init (&p, 1, 1);
+    p.num_disp = 5;
+    p.subpixel = 0;
+    p.uniqueness = u[i].uniq;
+    int16_t disp, dint;
+    sgm_ref_wta_left (u[i].s, &p, &disp, &dint);
+    /* best d = 0; S2 over d = 2 .. 4; m x S2 against 1024 x S(best) */
+    int s2 = 65535;
+    for (int d = 2; d < 5; d++)
+      s2 = u[i].s[d] < s2 ? u[i].s[d] : s2;
+    const int valid = (long) s2 * u[i].uniq >= (long) u[i].s[0] * 1024;
+    EXPECT (dint == 0 && disp == (valid ? 0 : SGM_INVALID), "uniqueness %d, "
+        "best %u, second %d: disparity %d (index %d), want %d", u[i].uniq,
+        u[i].s[0], s2, disp, dint, valid ? 0 : SGM_INVALID);
+  }
+  SgmParams p;
+  sgm_params_init (&p, 2, 2);
+  p.min_disp = -1;
+  p.lr_max_diff = 0;
+  int16_t disp[4] = { 16, 16, 16, 16 }, dint[4] = { 0, 0, 0, 0 };
+  const int16_t dright[4] = { 0, 0, 0, 0 };
+  sgm_ref_lr_check (disp, dint, dright, &p);
+  /* x_r = x + 1: pixel 0 matches right pixel 1; pixel 1 matches none */
+  EXPECT (disp[0] == 16 && disp[1] == SGM_INVALID && disp[2] == 16
+      && disp[3] == SGM_INVALID, "LR check with x_r = x + 1 on 2 columns: "
+      "%d %d / %d %d, want 16 invalid / 16 invalid", disp[0], disp[1],
+      disp[2], disp[3]);
 }
 
 /* sgm_ref_compute_mt on 2, 3 and 16 slices: the bytes of sgm_ref_compute */
@@ -341,6 +390,7 @@ int
 main (void)
 {
   check_conversion ();
+  check_wta_lr_edges ();
   check_threads ();
   /* subpixel rounding against floating point, exhaustively on small sums */
   long bad = 0;
