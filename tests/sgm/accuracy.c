@@ -117,8 +117,10 @@ main (int argc, char **argv)
             row[(size_t) (2 * w + x) * 3 + c] = rgba[((size_t) y * w + x) * 4 + c];
           }
       gchar *name = g_strdup_printf ("%s/sgm-%s.png", outdir, st->name);
-      if (!ci_image_save_png (o, name))
+      if (!ci_image_save_png (o, name)) {
         printf ("cannot write %s\n", name);
+        fails++;
+      }
       g_free (name);
       ci_image_free (o);
       free (rgba);
