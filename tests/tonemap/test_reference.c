@@ -1283,6 +1283,231 @@ test_load_quad (void)
     }
 }
 
+/* ST 2084 in double, from the standard's constants (the test's own, not
+ * tonemap_math.h's) */
+static double
+st2084_inv (double nits)
+{
+  const double m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128,
+      c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32;
+  const double p = pow (nits / 10000.0, m1);
+  return pow ((c1 + c2 * p) / (1 + c3 * p), m2);
+}
+
+static double
+st2084 (double e)
+{
+  const double m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128,
+      c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32;
+  /* the docs' pow: 0 for e <= 0 (BT.2390's spline dips below 0 there) */
+  const double p = e <= 0 ? 0 : pow (e, 1 / m2);
+  return 10000.0 * pow (fmax (p - c1, 0.0) / (c2 - c3 * p), 1 / m1);
+}
+
+static double
+hable_h (double x)
+{
+  return (x * (0.15 * x + 0.05) + 0.004) / (x * (0.15 * x + 0.5) + 0.06) -
+      0.02 / 0.3;
+}
+
+/* docs/tonemap.md §5's curves in double: Yt of y cd/m2 */
+static double
+curve_exact (int op, double y, double peak, double target)
+{
+  const double x = y / target, w = peak / target;
+  double r = x;
+  if (w > 1 && op == CI_TM_OP_REINHARD)
+    r = x * (1 + x / (w * w)) / (1 + x);
+  else if (w > 1 && op == CI_TM_OP_HABLE)
+    r = hable_h (x) / hable_h (w);
+  else if (w > 1 && op == CI_TM_OP_BT2390) {
+    const double pw = st2084_inv (peak), m = st2084_inv (target) / pw,
+        ks = 1.5 * m - 0.5;
+    double e = st2084_inv (y) / pw;
+    if (e > ks) {
+      const double t = (e - ks) / (1 - ks);
+      e = (2 * t * t * t - 3 * t * t + 1) * ks + (t * t * t - 2 * t * t +
+          t) * (1 - ks) + (-2 * t * t * t + 3 * t * t) * m;
+    }
+    r = st2084 (e * pw) / target;
+  }
+  return r < 0 ? 0 : (r > 1 ? 1 : r);
+}
+
+/* The curves (docs/tonemap.md §5) against those formulas written out in
+ * double: reinhard, hable and BT.2390's knee at two source peaks and two
+ * targets (the curves are scaled by target-peak, w by the source peak
+ * over it), above the source peak (clamped to 1), and w <= 1 (x itself);
+ * the curve table's entries k(L_j) = Yt/Y with Y = max(10^L_j - eps,
+ * 1e-6), L_j = -4 + j/128 (at target-peak 1, where eps and the 1e-6
+ * floor show); the measured peak 10^smax - eps; BT.709's inverse OETF
+ * on both sides of its knee at 0.081. */
+static void
+test_curves (void)
+{
+  static const double ys[] = { 0.01, 0.5, 5.0, 50.0, 100.0, 150.0, 400.0,
+    900.0, 2500.0, 6000.0
+  };
+  static const double pk[][2] = { {1000, 100}, {4000, 100}, {1000, 203},
+  {4000, 203}, {80, 100}
+  };
+  double worst = 0;
+  for (int op = CI_TM_OP_REINHARD; op <= CI_TM_OP_CLIP; op++)
+    for (size_t k = 0; k < sizeof pk / sizeof pk[0]; k++)
+      for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
+        const double want = curve_exact (op, ys[i], pk[k][0], pk[k][1]);
+        const float got = ci_tm_curve (op, (float) ys[i], (float) pk[k][0],
+            (float) pk[k][1]);
+        /* (hable's H(x) - 0.02/0.3 cancels in float at small x) */
+        const double err = fabs (got - want) / (want + 1e-4);
+        worst = fmax (worst, err);
+        CHECK (err < 2e-4, "%s, source peak %g, target %g: Yt(%g cd/m2) = "
+            "%.7g, want %.7g", tm_op_name (op), pk[k][0], pk[k][1], ys[i], got,
+            want);
+      }
+  /* the table entries, target-peak 1 cd/m2, source peak 1000; hable's
+   * and BT.2390's float cancellation (below 0.05 cd/m2 there) and PQ
+   * powers leave them less exact */
+  double worst_e = 0;
+  for (int op = CI_TM_OP_REINHARD; op <= CI_TM_OP_CLIP; op++)
+    for (int j = 0; j <= CI_TM_CURVE_LUT + 1; j += j < 64 ? 8 : 61) {
+      const int jj = j < CI_TM_CURVE_LUT ? j : CI_TM_CURVE_LUT;
+      const double y = fmax (pow (10.0, -4.0 + jj / 128.0) - 1e-4, 1e-6);
+      const int loose = op == CI_TM_OP_HABLE || op == CI_TM_OP_BT2390;
+      if (loose && y < 0.05)
+        continue;
+      const double want = curve_exact (op, y, 1000.0, 1.0) / y;
+      const float got = ci_tm_curve_entry (op, j, 1000.0f, 1.0f);
+      const double err = fabs (got - want) / want;
+      worst_e = fmax (worst_e, err);
+      CHECK (err < (loose ? 3e-4 : 2e-5), "%s curve table entry %d (L %g, Y %g): %.8g, want "
+          "%.8g", tm_op_name (op), j, -4.0 + jj / 128.0, y, got, want);
+    }
+  printf ("curves against docs/tonemap.md §5 in double: within %.2e "
+      "(relative), table entries within %.2e\n", worst, worst_e);
+  /* 10^smax - eps: a frame of black (Y + eps = eps) measures 0 */
+  CHECK (fabsf (ci_tm_measured_peak (-4.0f)) < 1e-8f &&
+      fabsf (ci_tm_measured_peak (2.0f) - 99.9999f) < 1e-3f,
+      "measured peak of L -4: %g, of L 2: %g", ci_tm_measured_peak (-4.0f),
+      ci_tm_measured_peak (2.0f));
+  static const double vs[] = { 0.0, 0.02, 0.0805, 0.0815, 0.085, 0.09, 0.3,
+    0.7, 1.0
+  };
+  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+    const double want = vs[i] < 0.081 ? vs[i] / 4.5 :
+        pow ((vs[i] + 0.099) / 1.099, 1 / 0.45);
+    const float got = ci_tm_bt709_inv_oetf_f ((float) vs[i]);
+    CHECK (fabs (got - want) <= 1e-5 * want, "BT.709 inverse OETF of %g: "
+        "%.8g, want %.8g", vs[i], got, want);
+  }
+}
+
+/* 3x3 inverse (cofactors) */
+static void
+inv3 (const double m[3][3], double r[3][3])
+{
+  const double d = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+      m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+      m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      const int a = (j + 1) % 3, b = (j + 2) % 3, c = (i + 1) % 3,
+          e = (i + 2) % 3;
+      r[i][j] = (m[a][c] * m[b][e] - m[a][e] * m[b][c]) / d;
+    }
+}
+
+/* RGB -> XYZ of primaries xy[3][2] with the D65 white */
+static void
+npm (const double xy[3][2], double m[3][3])
+{
+  double p[3][3], pi[3][3], s[3];
+  const double w[3] = { 0.3127 / 0.3290, 1.0, (1 - 0.3127 - 0.3290) / 0.3290 };
+  for (int c = 0; c < 3; c++) {
+    p[0][c] = xy[c][0] / xy[c][1];
+    p[1][c] = 1.0;
+    p[2][c] = (1 - xy[c][0] - xy[c][1]) / xy[c][1];
+  }
+  inv3 (p, pi);
+  for (int i = 0; i < 3; i++)
+    s[i] = pi[i][0] * w[0] + pi[i][1] * w[1] + pi[i][2] * w[2];
+  for (int i = 0; i < 3; i++)
+    for (int c = 0; c < 3; c++)
+      m[i][c] = p[i][c] * s[c];
+}
+
+/* docs/tonemap.md §6's gamut step in double (after the scaling by k) */
+static void
+gamut_exact (double *c)
+{
+  if (c[0] >= 0 && c[1] >= 0 && c[2] >= 0 && c[0] <= 1 && c[1] <= 1
+      && c[2] <= 1)
+    return;
+  double y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  y = y < 0 ? 0 : (y > 1 ? 1 : y);
+  const double mn = fmin (c[0], fmin (c[1], c[2]));
+  if (mn < 0)
+    for (int i = 0; i < 3; i++)
+      c[i] = y + y / (y - mn) * (c[i] - y);
+  const double mx = fmax (c[0], fmax (c[1], c[2]));
+  if (mx > 1)
+    for (int i = 0; i < 3; i++)
+      c[i] = y + (1 - y) / (mx - y) * (c[i] - y);
+  for (int i = 0; i < 3; i++)
+    c[i] = c[i] < 0 ? 0 : (c[i] > 1 ? 1 : c[i]);
+}
+
+/* BT.2020 -> BT.709 (linear) against the matrix derived here from the two
+ * sets of primaries and D65 (BT.2087's is that, to 6 decimals), and the
+ * gamut mapping (§6) on colours that take each of its branches: only one
+ * channel below 0, a maximum above 1 that the first step already brings
+ * in (the maximum must be re-read after it), a maximum just above 1, both
+ * steps, a luminance above 1, and in-gamut colours (left alone) */
+static void
+test_gamut_map (void)
+{
+  static const double p2020[3][2] = { {0.708, 0.292}, {0.170, 0.797},
+  {0.131, 0.046}
+  }, p709[3][2] = { {0.64, 0.33}, {0.30, 0.60}, {0.15, 0.06} };
+  double a[3][3], b[3][3], bi[3][3], m[3][3];
+  npm (p2020, a);
+  npm (p709, b);
+  inv3 (b, bi);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      m[i][j] = bi[i][0] * a[0][j] + bi[i][1] * a[1][j] + bi[i][2] * a[2][j];
+  static const float in[][3] = { {1, 0, 0}, {0, 1, 0}, {0, 0, 1},
+  {0.3f, 0.5f, 0.7f}
+  };
+  for (size_t k = 0; k < sizeof in / sizeof in[0]; k++) {
+    float o[3];
+    ci_tm_bt2087 (in[k][0], in[k][1], in[k][2], o);
+    for (int i = 0; i < 3; i++) {
+      const double want = m[i][0] * in[k][0] + m[i][1] * in[k][1] +
+          m[i][2] * in[k][2];
+      CHECK (fabs (o[i] - want) < 2e-6, "BT.2020 (%g, %g, %g) -> BT.709 "
+          "channel %d: %.7f, from the primaries %.7f", in[k][0], in[k][1],
+          in[k][2], i, o[i], want);
+    }
+  }
+  static const float cols[][3] = { {1.05f, 0.2f, -0.3f}, {0.5f, 0.5f, -0.1f},
+  {1.005f, 0.9f, 0.8f}, {2.0f, 0.3f, 0.1f}, {0.3f, 1.5f, -0.2f},
+  {3.0f, 1.2f, 1.1f}, {1.0f, 0.6f, 0.2f}, {0.2f, 0.4f, 0.0f}
+  };
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+    /* k = 0.5 on twice the colour */
+    float c[3] = { 2 * cols[k][0], 2 * cols[k][1], 2 * cols[k][2] };
+    double e[3] = { cols[k][0], cols[k][1], cols[k][2] };
+    ci_tm_gamut (CI_TM_OP_HISTOGRAM, 0.5f, c);
+    gamut_exact (e);
+    CHECK (fabs (c[0] - e[0]) < 1e-6 && fabs (c[1] - e[1]) < 1e-6 &&
+        fabs (c[2] - e[2]) < 1e-6, "gamut mapping of (%g, %g, %g): %.7f "
+        "%.7f %.7f, want %.7f %.7f %.7f", cols[k][0], cols[k][1], cols[k][2],
+        c[0], c[1], c[2], e[0], e[1], e[2]);
+  }
+}
+
 int
 main (void)
 {
@@ -1309,6 +1534,8 @@ main (void)
   test_blinking_sign ();
   test_formats_and_gamut ();
   test_clip_per_channel ();
+  test_curves ();
+  test_gamut_map ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
