@@ -1508,6 +1508,141 @@ test_gamut_map (void)
   }
 }
 
+/* BT.709 OETF in double (the test's own) */
+static double
+oetf709 (double l)
+{
+  return l < 0.018 ? 4.5 * l : 1.099 * pow (l, 0.45) - 0.099;
+}
+
+/* Output encoding (docs/tonemap.md §6), each value worked out here in
+ * double: the float OETF table at its nodes and the 8-bit codes
+ * C[rne(4096 v)] = rne(255 OETF) at the nodes; the interpolated lookup
+ * (§2: cell floor(v n), t = v n - cell) on a table of squares; then whole
+ * frames of linear BT.709 light (RGBA64, codes on EOTF nodes: input-peak
+ * = target-peak = 1000 cd/m2, clip operator, so the output's linear value
+ * is node / 4096): each RGB output's byte order and its alpha or x byte,
+ * RGB10A2's 2-bit alpha (code / 3), and the 4:2:0 outputs' limited-range
+ * Y, Cb, Cr of four flat quads (colours picked so that Cr's 224, Cb's
+ * 1.8556, the chroma's luma weights and the OETF table's last node each
+ * move a code; one luma lies 0.01 above a rounding tie) */
+static void
+test_output_encoding (void)
+{
+  CiTmConfig cfg;
+  static float eotf[CI_TM_EOTF_N], oetf[CI_TM_TRC_N];
+  static uint8_t oetf8[CI_TM_OETF8_N];
+  ci_tm_config_defaults (&cfg);
+  ci_tm_build_trc_luts (&cfg, eotf, oetf);
+  ci_tm_build_oetf8 (oetf, oetf8);
+  int bad = 0;
+  for (int i = 0; i <= CI_TM_TRC_LUT; i++) {
+    const double o = oetf709 (i / 4096.0), c = 255.0 * o;
+    const int code = (int) ci_tm_oetf8 (oetf8, (float) i / 4096.0f);
+    if (fabs (oetf[i] - o) > 1e-6 || (fabs (c - floor (c) - 0.5) > 1e-4 &&
+            code != (int) floor (c + 0.5))) {
+      if (bad++ < 3)
+        fprintf (stderr, "OETF node %d: %.8f code %d, want %.8f code %.3f\n",
+            i, oetf[i], code, o, c);
+    }
+  }
+  CHECK (bad == 0, "%d OETF table nodes or 8-bit codes off BT.709", bad);
+  float sq[10];
+  for (int i = 0; i < 10; i++)
+    sq[i] = (float) (i * i);
+  sq[9] = sq[8];
+  for (int i = 0; i < 8; i++)
+    for (int q = 1; q < 4; q++) {
+      const float v = (i + 0.25f * q) / 8.0f;
+      const double want = i * i + 0.25 * q * (2 * i + 1);
+      CHECK (fabsf (ci_tm_lut (sq, 8, v) - (float) want) < 1e-5f,
+          "interpolated lookup at %g of 8: %g, want %g", v,
+          ci_tm_lut (sq, 8, v), want);
+    }
+
+  /* four flat 2x2 quads of linear light node / 4096, per channel */
+  static const int quad[4][3] = { {530, 3604, 184}, {3844, 356, 2527},
+  {2211, 740, 2048}, {4084, 636, 1106}
+  };
+  const int w = 8, h = 2;
+  TmFrame *in = tm_frame_new_in (CI_TM_IN_RGBA64, w, h, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint16_t *px = (uint16_t *) (in->plane[0] + (size_t) y * in->stride[0])
+          + 4 * x;
+      for (int c = 0; c < 3; c++)
+        px[c] = (uint16_t) (16 * quad[x / 2][c]);
+      px[3] = (uint16_t) (4369 * (x + w * y));  /* alpha 17 codes a pixel */
+    }
+  for (int fo = 0; fo < CI_TM_OUT_N; fo++) {
+    TmFrame *out = tm_frame_new_out (fo, w, h, 0);
+    tm_config_init (&cfg, CI_TM_IN_RGBA64, fo, w, h);
+    cfg.op = CI_TM_OP_CLIP;
+    cfg.transfer = CI_TM_TRC_LINEAR;
+    cfg.primaries_bt2020 = 0;
+    cfg.input_peak = cfg.target_peak = 1000.0f;
+    cfg.smoothing = 0;
+    CiTonemap *tm = ci_tonemap_new (&cfg);
+    run (tm, in, out);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const int *n = quad[x / 2];
+        double e[3], d[3];
+        for (int c = 0; c < 3; c++) {
+          e[c] = oetf709 (n[c] / 4096.0);
+          d[c] = 255.0 * e[c];
+        }
+        if (fo <= CI_TM_OUT_BGRX) {
+          const uint8_t *o = out->plane[0] + (size_t) y * out->stride[0] + 4 * x;
+          const int bgr = fo == CI_TM_OUT_BGRA || fo == CI_TM_OUT_BGRX;
+          const int a = fo == CI_TM_OUT_RGBA || fo == CI_TM_OUT_BGRA ?
+              17 * (x + w * y) : 255;
+          const double want[4] = { bgr ? d[2] : d[0], d[1], bgr ? d[0] : d[2],
+            a
+          };
+          for (int c = 0; c < 4; c++)
+            CHECK (fabs (o[c] - want[c]) < 0.501, "linear (%d, %d, %d)/4096 "
+                "alpha %d/15 -> %s (%d, %d) byte %d: %d, want %.3f",
+                n[0], n[1], n[2], x + w * y, tm_out_name (fo), x, y, c, o[c],
+                want[c]);
+          continue;
+        }
+        const double yl = 0.2126 * e[0] + 0.7152 * e[1] + 0.0722 * e[2];
+        const double yc = 16 + 219 * yl, cb = 128 + 224 * (e[2] - yl) / 1.8556,
+            cr = 128 + 224 * (e[0] - yl) / 1.5748;
+        const int nv12 = fo == CI_TM_OUT_NV12;
+        const int gy = out->plane[0][(size_t) y * out->stride[0] + x];
+        const int gcb = nv12 ? out->plane[1][2 * (x / 2)] :
+            out->plane[1][x / 2];
+        const int gcr = nv12 ? out->plane[1][2 * (x / 2) + 1] :
+            out->plane[2][x / 2];
+        CHECK (fabs (gy - yc) < 0.501 && fabs (gcb - cb) < 0.501 &&
+            fabs (gcr - cr) < 0.501, "linear (%d, %d, %d)/4096 -> %s (%d, "
+            "%d): Y Cb Cr %d %d %d, want %.3f %.3f %.3f", n[0], n[1], n[2],
+            tm_out_name (fo), x, y, gy, gcb, gcr, yc, cb, cr);
+      }
+    ci_tonemap_free (tm);
+    tm_frame_free (out);
+  }
+  tm_frame_free (in);
+  /* RGB10A2 / BGR10A2: alpha in bits 30-31, code / 3 */
+  for (int fi = CI_TM_IN_RGB10A2; fi <= CI_TM_IN_BGR10A2; fi++) {
+    TmFrame *in2 = tm_frame_new_in (fi, 4, 1, 0);
+    TmFrame *out = tm_frame_new_out (CI_TM_OUT_RGBA, 4, 1, 0);
+    for (int x = 0; x < 4; x++)
+      ((uint32_t *) in2->plane[0])[x] = 512u | 512u << 10 | 512u << 20 |
+          (uint32_t) x << 30;
+    CiTonemap *tm = make (fi, CI_TM_OUT_RGBA, CI_TM_OP_HISTOGRAM, 4, 1, 0);
+    run (tm, in2, out);
+    for (int x = 0; x < 4; x++)
+      CHECK (out->plane[0][4 * x + 3] == 85 * x, "%s alpha code %d: byte %d, "
+          "want %d", tm_in_name (fi), x, out->plane[0][4 * x + 3], 85 * x);
+    ci_tonemap_free (tm);
+    tm_frame_free (in2);
+    tm_frame_free (out);
+  }
+}
+
 int
 main (void)
 {
@@ -1536,6 +1671,7 @@ main (void)
   test_clip_per_channel ();
   test_curves ();
   test_gamut_map ();
+  test_output_encoding ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
