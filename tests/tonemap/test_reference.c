@@ -1643,6 +1643,69 @@ test_output_encoding (void)
   }
 }
 
+/* The temporal state by docs/tonemap.md §4, on 4 bins, each value worked
+ * out by hand: fractions (h << 32) / N; the second frame averaged with
+ * k = 2 and the third with k = 3 (s += (p - s) / k, truncating; smin and
+ * smax the same in float); the binning range follows when the smoothed
+ * range moves by more than 0.02 (bhi - blo) + 0.005, on either end alone;
+ * a cut (D > threshold) sets every bin to 2^32 / bins; a frame equal to
+ * the average (D = 0) is no cut even at threshold 0; a window of 0 is 1. */
+static void
+test_state_update (void)
+{
+  CiTmState st;
+  const uint64_t one = 1ull << 32;
+  uint32_t h1[4] = { 1, 1, 2, 0 }, h2[4] = { 0, 2, 2, 0 }, h3[4] = { 0, 0, 0,
+    4
+  };
+  ci_tm_state_init (&st, 4);
+  const uint64_t half = ci_tm_cut_threshold (0.5f);
+  CHECK (half == one / 2, "threshold 0.5: %llu", (unsigned long long) half);
+  ci_tm_state_update (&st, h1, 4, -1.0f, 2.0f, 8, half, 1);
+  CHECK (st.s[0] == one / 4 && st.s[1] == one / 4 && st.s[2] == one / 2 &&
+      st.s[3] == 0 && st.count == 1 && st.blo == -1.0f && st.bhi == 2.0f,
+      "first frame: s %llu %llu %llu, count %d, range %g %g",
+      (unsigned long long) st.s[0], (unsigned long long) st.s[1],
+      (unsigned long long) st.s[2], st.count, st.blo, st.bhi);
+  /* D = 2^30 < 2^31: k = 2; the range moves 0.25 > 0.065 */
+  int cut = ci_tm_state_update (&st, h2, 4, -0.5f, 2.5f, 8, half, 0);
+  CHECK (!cut && st.s[0] == one / 8 && st.s[1] == 3 * one / 8 &&
+      st.s[2] == one / 2 && st.s[3] == 0 && st.count == 2 &&
+      st.smin == -0.75f && st.smax == 2.25f && st.blo == -0.75f &&
+      st.bhi == 2.25f, "second frame: cut %d, s %llu %llu %llu, count %d, "
+      "smoothed %g %g, binning %g %g", cut, (unsigned long long) st.s[0],
+      (unsigned long long) st.s[1], (unsigned long long) st.s[2], st.count,
+      st.smin, st.smax, st.blo, st.bhi);
+  /* k = 3: s[0] = 2^29 - trunc(2^29 / 3), s[1] = 3 2^29 + 2^29 / 3; only
+   * the top moves (by 0.1 > 0.065) */
+  cut = ci_tm_state_update (&st, h2, 4, -0.75f, 2.55f, 8, half, 0);
+  CHECK (!cut && st.s[0] == 357913942u && st.s[1] == 1789569706u &&
+      st.s[2] == one / 2 && st.count == 3 && st.smin == -0.75f &&
+      fabsf (st.smax - 2.35f) < 1e-6f && st.blo == -0.75f &&
+      st.bhi == st.smax, "third frame: cut %d, s %llu %llu, count %d, "
+      "smoothed %g %.7g, binning %g %.7g", cut, (unsigned long long) st.s[0],
+      (unsigned long long) st.s[1], st.count, st.smin, st.smax, st.blo,
+      st.bhi);
+  /* all in the top bin: D = 2^32, a cut */
+  cut = ci_tm_state_update (&st, h3, 4, 3.0f, 3.5f, 8, half, 0);
+  CHECK (cut && st.count == 0 && st.cuts == 1 && st.s[0] == one / 4 &&
+      st.s[3] == one / 4 && st.blo == 3.0f && st.bhi == 3.5f, "cut: %d, "
+      "count %d, s %llu %llu, range %g %g", cut, st.count,
+      (unsigned long long) st.s[0], (unsigned long long) st.s[3], st.blo,
+      st.bhi);
+  /* threshold 0: the same frame again is no cut */
+  ci_tm_state_update (&st, h1, 4, -1.0f, 2.0f, 8, 0, 1);
+  cut = ci_tm_state_update (&st, h1, 4, -1.0f, 2.0f, 8, 0, 0);
+  CHECK (!cut && st.cuts == 1 && st.count == 2, "an unchanged frame at "
+      "threshold 0: cut %d", cut);
+  /* window 0 averages as 1: s = p */
+  cut = ci_tm_state_update (&st, h2, 4, -0.5f, 2.5f, 0, half, 0);
+  CHECK (!cut && st.s[0] == 0 && st.s[1] == one / 2 && st.count == 1,
+      "window 0: s %llu %llu, count %d", (unsigned long long) st.s[0],
+      (unsigned long long) st.s[1], st.count);
+  ci_tm_state_clear (&st);
+}
+
 int
 main (void)
 {
@@ -1672,6 +1735,7 @@ main (void)
   test_curves ();
   test_gamut_map ();
   test_output_encoding ();
+  test_state_update ();
   if (failures)
     fprintf (stderr, "%d failure(s)\n", failures);
   else
