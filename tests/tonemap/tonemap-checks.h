@@ -128,6 +128,9 @@ push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
  * takes and gives memory:CUDAMemory */
 static gboolean use_cuda_memory = FALSE;
 
+/* > 0: run_case_cfg sets the element's source-peak property to it */
+static gfloat prop_source_peak = 0.0f;
+
 /* Push 4 frames of @ifmt with caps @ic to @ofmt and compare each with the
  * reference run with @cfg. */
 static void
@@ -145,6 +148,8 @@ run_case_cfg (const gchar * ifmt, CiTmInFormat tf, const gchar * ofmt,
   gchar *oc = g_strdup_printf ("video/x-raw,format=%s", ofmt);
   g_object_set (tm, "operator", cfg->op, "smoothing", cfg->smoothing,
       "input-peak", cfg->input_peak, NULL);
+  if (prop_source_peak > 0.0f)
+    g_object_set (tm, "source-peak", prop_source_peak, NULL);
   gst_harness_set_src_caps_str (h, ic);
   gst_harness_set_sink_caps_str (h, oc);
   CiTonemap *ref = ci_tonemap_new (cfg);
@@ -333,13 +338,16 @@ GST_START_TEST (test_hdr10_metadata)
 {
   run_case ("P010_10LE", CI_TM_IN_P010, "BGRx", CI_TM_OUT_BGRX,
       CI_TM_OP_REINHARD, ",content-light-level=(string)1000:400");
-  /* the peak each must give, and the one taken before 2026-11-23 (0:
+  /* the peak each must give, and the one taken before 2026-11-23 or, for
+   * the limits themselves (10 and 10000 cd/m2 are plausible, docs: "below
+   * 10 or above 10000" is absent), the one a strict bound would take (0:
    * measured). Reinhard: on this dark scene BT.2390 hardly depends on the
    * source peak (the first case's old and new peaks gave one code apart) */
   static const struct
   {
     const gchar *meta;
     gfloat peak, old;
+    int daylight;               /* scene variant 1, measured peak ~1000 */
   } t[] = {
     {",content-light-level=(string)1:1,mastering-display-info=(string)"
           "35400:14600:8500:39850:6550:2300:15635:16450:6000000:50", 600.0f,
@@ -349,6 +357,12 @@ GST_START_TEST (test_hdr10_metadata)
     {",content-light-level=(string)10000:400", 10000.0f, 10000.0f},
     {",mastering-display-info=(string)35400:14600:8500:39850:6550:2300:"
           "15635:16450:4294967295:50", 0.0f, 429496.7295f},
+    {",content-light-level=(string)10:10", 10.0f, 0.0f},
+    {",mastering-display-info=(string)35400:14600:8500:39850:6550:2300:"
+          "15635:16450:100000:50", 10.0f, 0.0f},
+    /* (the interior's lamps measure about 10000 cd/m2 themselves) */
+    {",mastering-display-info=(string)35400:14600:8500:39850:6550:2300:"
+          "15635:16450:100000000:50", 10000.0f, 0.0f, 1},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
@@ -358,15 +372,87 @@ GST_START_TEST (test_hdr10_metadata)
     cfg.op = CI_TM_OP_REINHARD;
     cfg.smoothing = 4;
     cfg.source_peak = t[i].peak;
+    push_variant = t[i].daylight;
     run_case_cfg ("P010_10LE", CI_TM_IN_P010, "BGRx", ic, &cfg);
+    push_variant = 0;
     /* the case tells the peaks apart, beyond the cuda twin's tolerance */
     old = cfg;
     old.source_peak = t[i].old;
     if (t[i].old != t[i].peak)
-      fail_unless (reference_diff (&cfg, &old) > 1, "case %u: the old peak "
+      fail_unless (reference_seq_diff (&cfg, &old, NULL, 0,
+              t[i].daylight ? 0 : 4, 4, 10) > 1, "case %u: the old peak "
           "gives the same picture", i);
     g_free (ic);
   }
+}
+
+GST_END_TEST;
+
+/* The source-peak property is the curves' source peak, before the HDR10
+ * metadata (docs: "0: MaxCLL, else mastering max, else measured"): with
+ * MaxCLL 1000 in the caps and the property at 300, the reference at 300 */
+GST_START_TEST (test_source_peak_property)
+{
+  CiTmConfig cfg, meta;
+  tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+  cfg.op = CI_TM_OP_REINHARD;
+  cfg.smoothing = 4;
+  meta = cfg;
+  cfg.source_peak = 300.0f;
+  meta.source_peak = 1000.0f;
+  prop_source_peak = 300.0f;
+  gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+      "height=%d,framerate=30/1,colorimetry=bt2100-pq,"
+      "content-light-level=(string)1000:400", W, H);
+  run_case_cfg ("P010_10LE", CI_TM_IN_P010, "BGRx", ic, &cfg);
+  prop_source_peak = 0.0f;
+  /* beyond the cuda twin's tolerance */
+  fail_unless (reference_diff (&cfg, &meta) > 1, "source-peak 300 gives "
+      "MaxCLL 1000's picture");
+  g_free (ic);
+}
+
+GST_END_TEST;
+
+/* A layout change while playing (bins) re-reads the configuration without
+ * new caps: the caps' HDR10 peak (MaxCLL 400) must stay the curves'
+ * source peak, not give way to the measured one. The frames after the
+ * change equal a fresh reference with 256 bins at 400 cd/m2. */
+GST_START_TEST (test_live_bins_keep_metadata)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "smoothing", 4, "operator", CI_TM_OP_REINHARD,
+      NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=96,"
+      "height=54,framerate=30/1,colorimetry=bt2100-pq,"
+      "content-light-level=(string)400:100");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx");
+  CiTmConfig cfg, measured;
+  for (int step = 0; step < 2; step++) {
+    tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
+    cfg.op = CI_TM_OP_REINHARD;
+    cfg.smoothing = 4;
+    cfg.source_peak = 400.0f;
+    cfg.bins = step ? 256 : 1024;
+    if (step)
+      g_object_set (h->element, "bins", 256, NULL);
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+    for (int fr = 0; fr < 2; fr++) {
+      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
+          10 + 2 * step + fr, ref, rout);
+      fail_unless (d <= tm_tolerance (), "step %d frame %d: max diff %d",
+          step, fr, d);
+    }
+    tm_frame_free (rout);
+    ci_tonemap_free (ref);
+  }
+  /* beyond the cuda twin's tolerance */
+  measured = cfg;
+  measured.source_peak = 0.0f;
+  fail_unless (reference_diff (&cfg, &measured) > 1, "MaxCLL 400 gives "
+      "the measured peak's picture");
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -848,6 +934,7 @@ reset_switches (void)
 {
   use_cuda_memory = FALSE;
   push_variant = 0;
+  prop_source_peak = 0.0f;
 }
 
 /* The output's colour description is fixed (BT.709; RGB full range): the
@@ -964,6 +1051,8 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_operators);
   tcase_add_test (tc, test_hdr10_metadata);
+  tcase_add_test (tc, test_source_peak_property);
+  tcase_add_test (tc, test_live_bins_keep_metadata);
   tcase_add_test (tc, test_runtime_change);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_reconfigure_keeps_state);
