@@ -223,6 +223,24 @@ GST_START_TEST (test_caps_mapping)
     {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
           GST_VIDEO_TRANSFER_GAMMA10, GST_VIDEO_COLOR_PRIMARIES_BT2020,
         CI_TM_TRC_LINEAR, CI_TM_MATRIX_BT2020, 0, 1, 0},
+    /* the SDR transfers all take the sRGB curve (docs: srgb, bt709,
+     * bt601, bt2020-10/12) */
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_BT2020_10, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_SRGB, CI_TM_MATRIX_BT2020, 0, 1, 0},
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_BT2020_12, GST_VIDEO_COLOR_PRIMARIES_BT2020,
+        CI_TM_TRC_SRGB, CI_TM_MATRIX_BT2020, 0, 1, 0},
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT601,
+          GST_VIDEO_TRANSFER_BT601, GST_VIDEO_COLOR_PRIMARIES_BT709,
+        CI_TM_TRC_SRGB, CI_TM_MATRIX_BT601, 0, 0, 0},
+    {GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_MATRIX_BT709,
+          GST_VIDEO_TRANSFER_SRGB, GST_VIDEO_COLOR_PRIMARIES_BT709,
+        CI_TM_TRC_SRGB, CI_TM_MATRIX_BT709, 1, 0, 0},
+    /* HLG is BT.2100's: unstated primaries are BT.2020 */
+    {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_MATRIX_BT2020,
+          GST_VIDEO_TRANSFER_ARIB_STD_B67, GST_VIDEO_COLOR_PRIMARIES_UNKNOWN,
+        CI_TM_TRC_HLG, CI_TM_MATRIX_BT2020, 0, 1, 0},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     GstVideoColorimetry c = { t[i].range, t[i].matrix, t[i].transfer,
@@ -282,6 +300,71 @@ GST_START_TEST (test_operators)
 {
   for (int op = 0; op <= CI_TM_OP_CLIP; op++)
     run_case ("RGBA64_LE", CI_TM_IN_RGBA64, "RGBA", CI_TM_OUT_RGBA, op, NULL);
+}
+
+GST_END_TEST;
+
+/* Alpha of RGBA64 input reaches RGBA and BGRA (docs §6: rne(255 a)) and
+ * not RGBx and BGRx, whose x byte is 255: a scene frame with alpha
+ * 0x8000 (byte 128) to each, against the reference too */
+GST_START_TEST (test_alpha_and_x_byte)
+{
+  static const gchar *outs[] = { "RGBA", "BGRA", "RGBx", "BGRx" };
+  for (int o = 0; o < 4; o++) {
+    GstHarness *h = gst_harness_new (FACTORY);
+    g_object_set (h->element, "smoothing", 0, NULL);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA64_LE,width=96,"
+        "height=54,framerate=30/1,colorimetry=bt2100-pq");
+    gchar *oc = g_strdup_printf ("video/x-raw,format=%s", outs[o]);
+    gst_harness_set_sink_caps_str (h, oc);
+    g_free (oc);
+    TmFrame *rin;
+    GstBuffer *in = scene_buffer ("RGBA64_LE", CI_TM_IN_RGBA64, 5, &rin);
+    GstMapInfo m;
+    fail_unless (gst_buffer_map (in, &m, GST_MAP_WRITE));
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        /* RGBA64's default stride is 8 W; the alpha word's high byte */
+        m.data[(size_t) y * 8 * W + 8 * x + 6] = 0x00;
+        m.data[(size_t) y * 8 * W + 8 * x + 7] = 0x80;
+        rin->plane[0][(size_t) y * rin->stride[0] + 8 * x + 6] = 0x00;
+        rin->plane[0][(size_t) y * rin->stride[0] + 8 * x + 7] = 0x80;
+      }
+    gst_buffer_unmap (in, &m);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    CiTmConfig cfg;
+    tm_config_init (&cfg, CI_TM_IN_RGBA64, o, W, H);
+    cfg.smoothing = 0;
+    CiTonemap *ref = ci_tonemap_new (&cfg);
+    TmFrame *rout = tm_frame_new_out (o, W, H, 0);
+    CiTmInPlanes ip;
+    CiTmOutPlanes op;
+    tm_frame_in_planes (rin, &ip);
+    tm_frame_out_planes (rout, &op);
+    ci_tonemap_process (ref, &ip, &op);
+    GstVideoInfo oinfo;
+    gst_video_info_set_format (&oinfo, gst_video_format_from_string (outs[o]),
+        W, H);
+    fail_unless (compare_out (out, &oinfo, rout) <= tm_tolerance (), "%s: "
+        "not the reference's bytes", outs[o]);
+    GstVideoFrame vf;
+    fail_unless (gst_video_frame_map (&vf, &oinfo, out, GST_MAP_READ));
+    const int want = o < 2 ? 128 : 255;
+    int bad = 0;
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++)
+        bad += ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0))[(size_t)
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0) + 4 * x + 3] != want;
+    fail_unless (bad == 0, "%s: %d pixels' fourth byte is not %d", outs[o],
+        bad, want);
+    gst_video_frame_unmap (&vf);
+    gst_buffer_unref (out);
+    tm_frame_free (rout);
+    tm_frame_free (rin);
+    ci_tonemap_free (ref);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -1050,6 +1133,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_operators);
+  tcase_add_test (tc, test_alpha_and_x_byte);
   tcase_add_test (tc, test_hdr10_metadata);
   tcase_add_test (tc, test_source_peak_property);
   tcase_add_test (tc, test_live_bins_keep_metadata);
