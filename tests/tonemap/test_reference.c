@@ -1384,6 +1384,17 @@ test_curves (void)
       CHECK (err < (loose ? 3e-4 : 2e-5), "%s curve table entry %d (L %g, Y %g): %.8g, want "
           "%.8g", tm_op_name (op), j, -4.0 + jj / 128.0, y, got, want);
     }
+  /* w = 1 exactly (source peak = target-peak) is w <= 1: Yt = x itself,
+   * x = Y / target-peak in float, bit for bit */
+  int notx = 0;
+  for (int op = CI_TM_OP_REINHARD; op <= CI_TM_OP_CLIP; op++)
+    for (int i = 0; i < 2000; i++) {
+      const float tp = i & 1 ? 203.0f : 100.0f,
+          y = (float) (tp * pow (10.0, -3.0 + 3.0 * i / 2000.0));
+      notx += ci_tm_curve (op, y, tp, tp) != y / tp;
+    }
+  CHECK (notx == 0, "source peak = target-peak: %d of 8000 curve values are "
+      "not x = Y / target-peak", notx);
   printf ("curves against docs/tonemap.md §5 in double: within %.2e "
       "(relative), table entries within %.2e\n", worst, worst_e);
   /* 10^smax - eps: a frame of black (Y + eps = eps) measures 0 */
@@ -1463,7 +1474,8 @@ gamut_exact (double *c)
  * gamut mapping (§6) on colours that take each of its branches: only one
  * channel below 0, a maximum above 1 that the first step already brings
  * in (the maximum must be re-read after it), a maximum just above 1, both
- * steps, a luminance above 1, and in-gamut colours (left alone) */
+ * steps, a luminance above 1 (y is clamped to 1 first: a grey just over
+ * white is white), and in-gamut colours (left alone) */
 static void
 test_gamut_map (void)
 {
@@ -1493,7 +1505,8 @@ test_gamut_map (void)
   }
   static const float cols[][3] = { {1.05f, 0.2f, -0.3f}, {0.5f, 0.5f, -0.1f},
   {1.005f, 0.9f, 0.8f}, {2.0f, 0.3f, 0.1f}, {0.3f, 1.5f, -0.2f},
-  {3.0f, 1.2f, 1.1f}, {1.0f, 0.6f, 0.2f}, {0.2f, 0.4f, 0.0f}
+  {3.0f, 1.2f, 1.1f}, {1.0f, 0.6f, 0.2f}, {0.2f, 0.4f, 0.0f},
+  {1.00004f, 1.00004f, 1.00004f}        /* a curve table's k Y just over 1 */
   };
   for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
     /* k = 0.5 on twice the colour */
