@@ -19,6 +19,8 @@ R=.gpu/run
 CS=/usr/local/cuda/bin/compute-sanitizer
 export CI_REQUIRE_GPU=1 CI_REQUIRE_CUDAUPLOAD=1 CI_REQUIRE_NPP=1 CK_FORK=no
 export GST_PLUGIN_PATH_1_0=$PWD/$B/gst GST_REGISTRY_1_0=/tmp/ci-reg.bin
+# what meson test sets, for the programs run directly below
+export CI_SGM_DATA=${CI_SGM_DATA:-$PWD/tests/sgm/data}
 table=$OUT/table.txt
 : > "$table"
 row () { printf '| %-44s | %s |\n' "$1" "$2" >> "$table"; }
