@@ -20,6 +20,9 @@
 # cudadownload from 0..N-1, from a generator of its own, so each seed's
 # other draws stay those of one GPU. FUZZ_ONLY=tonemap,sgm limits the run
 # to those elements; FUZZ_PRINT=1 prints every case's verdict and cuda line.
+# FUZZ_EDGES=1 draws integer properties next to powers of two (2^k - 1,
+# 2^k, 2^k + 1) 40 % of the time, where tiles and tails change (without
+# it, a seed gives the case it gave before).
 # Prints one block per failure and a table; exits 1 if anything failed.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import concurrent.futures as cf
@@ -126,6 +129,9 @@ def properties(element):
     return out
 
 
+EDGES = os.environ.get("FUZZ_EDGES") == "1"
+
+
 def ends_or(rng, lo, hi, p_hi, draw, text):
     """a range's low end (15 %), its high end (up to p_hi) or draw's value"""
     r = rng.random()
@@ -140,6 +146,11 @@ def value(rng, p):
             lo, min(hi, lo + 10 ** rng.uniform(-3, 4))), repr)
     if kind == "i":
         lo, hi = p[1], p[2]
+        if EDGES and rng.random() < .4:
+            near = [v for k in range(1, 13) for v in (2 ** k - 1, 2 ** k,
+                    2 ** k + 1) if lo <= v <= hi]
+            if near:
+                return str(rng.choice(near))
         return ends_or(rng, lo, hi, .25, lambda: rng.randint(
             lo, min(hi, lo + int(10 ** rng.uniform(0, 3.3)))), str)
     if kind == "b":
