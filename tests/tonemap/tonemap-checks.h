@@ -124,6 +124,25 @@ push_and_compare (GstHarness * h, const gchar * ifmt, CiTmInFormat tf, gint w,
   return d;
 }
 
+/* Push @n P010 frames of seeds @seed0, @seed0 + 1, ... through @h and
+ * compare each with a fresh reference run with @cfg (BGRx out); @what
+ * names the case in a failure. */
+static void
+push_p010_vs_ref (GstHarness * h, const CiTmConfig * cfg, guint64 seed0,
+    int n, const gchar * what)
+{
+  CiTonemap *ref = ci_tonemap_new (cfg);
+  TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
+  for (int fr = 0; fr < n; fr++) {
+    int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
+        seed0 + fr, ref, rout);
+    fail_unless (d <= tm_tolerance (), "%s frame %d: max diff %d", what, fr,
+        d);
+  }
+  tm_frame_free (rout);
+  ci_tonemap_free (ref);
+}
+
 /* TRUE: run the element between cudaupload and cudadownload, so that it
  * takes and gives memory:CUDAMemory */
 static gboolean use_cuda_memory = FALSE;
@@ -519,16 +538,8 @@ GST_START_TEST (test_live_bins_keep_metadata)
     cfg.bins = step ? 256 : 1024;
     if (step)
       g_object_set (h->element, "bins", 256, NULL);
-    CiTonemap *ref = ci_tonemap_new (&cfg);
-    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
-    for (int fr = 0; fr < 2; fr++) {
-      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
-          10 + 2 * step + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "step %d frame %d: max diff %d",
-          step, fr, d);
-    }
-    tm_frame_free (rout);
-    ci_tonemap_free (ref);
+    push_p010_vs_ref (h, &cfg, 10 + 2 * step, 2, step ? "256 bins" :
+        "1024 bins");
   }
   /* beyond the cuda twin's tolerance */
   measured = cfg;
@@ -806,16 +817,9 @@ GST_START_TEST (test_no_colorimetry)
     cfg.bins = step ? 512 : 1024;
     if (step)
       g_object_set (h->element, "bins", 512, NULL);
-    CiTonemap *ref = ci_tonemap_new (&cfg);
-    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
-    for (int fr = 0; fr < 2; fr++) {
-      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
-          60 + 2 * step + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "step %d frame %d: max diff %d", step, fr,
-          d);
-    }
-    tm_frame_free (rout);
-    ci_tonemap_free (ref);
+    gchar *what = g_strdup_printf ("step %d", step);
+    push_p010_vs_ref (h, &cfg, 60 + 2 * step, 2, what);
+    g_free (what);
   }
   gst_harness_teardown (h);
 }
@@ -848,17 +852,11 @@ check_history_restarts (gboolean flush)
     tm_config_init (&cfg, CI_TM_IN_P010, CI_TM_OUT_BGRX, W, H);
     cfg.smoothing = 8;
     cfg.scene_threshold = 1.0f;
-    CiTonemap *ref = ci_tonemap_new (&cfg);
-    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
-    for (int fr = 0; fr < 3; fr++) {
-      /* a different scene in each part (seed), no cut detection */
-      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
-          part ? 900 + fr : 70 + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "%s, part %d frame %d: max diff %d",
-          flush ? "flush" : "stream-start", part, fr, d);
-    }
-    tm_frame_free (rout);
-    ci_tonemap_free (ref);
+    /* a different scene in each part (seed), no cut detection */
+    gchar *what = g_strdup_printf ("%s, part %d",
+        flush ? "flush" : "stream-start", part);
+    push_p010_vs_ref (h, &cfg, part ? 900 : 70, 3, what);
+    g_free (what);
   }
   gst_harness_teardown (h);
 }
@@ -935,17 +933,10 @@ GST_START_TEST (test_live_transfer_and_peak)
       fail_unless (reference_diff (&cfg, &prev) > 1, "step %d: the setting "
           "before gives the same picture", step);
     prev = cfg;
-    CiTonemap *ref = ci_tonemap_new (&cfg);
-    TmFrame *rout = tm_frame_new_out (CI_TM_OUT_BGRX, W, H, 0);
-    for (int fr = 0; fr < 3; fr++) {
-      int d = push_and_compare (h, "P010_10LE", CI_TM_IN_P010, W, H,
-          30 + 3 * step + fr, ref, rout);
-      fail_unless (d <= tm_tolerance (), "step %d (transfer %d, input-peak "
-          "%g) frame %d: max diff %d", step, cfg.transfer, cfg.input_peak, fr,
-          d);
-    }
-    tm_frame_free (rout);
-    ci_tonemap_free (ref);
+    gchar *what = g_strdup_printf ("step %d (transfer %d, input-peak %g)",
+        step, cfg.transfer, cfg.input_peak);
+    push_p010_vs_ref (h, &cfg, 30 + 3 * step, 3, what);
+    g_free (what);
   }
   gst_harness_teardown (h);
 }
