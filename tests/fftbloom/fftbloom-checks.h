@@ -585,19 +585,30 @@ center_warning (const gchar * domain, GLogLevelFlags level,
     cw->locked++;
 }
 
+/* A written PNG kernel at its own size (kernel-size 0) and threshold 0.3
+ * on 53x31 BGRx, in the element and in @s; the caller unlinks and frees
+ * *@path. */
+static GstHarness *
+image_kernel_harness (GstVideoInfo * info, Setup * s, gchar ** path)
+{
+  *path = write_kernel_png ();
+  caps_for (info, "BGRx", 53, 31, FALSE);
+  setup_defaults (s);
+  GstHarness *h = harness_for (info);
+  s->image = *path;
+  s->kernel_size = 0.0f;
+  s->p.threshold = 0.3f;
+  g_object_set (h->element, "kernel-location", *path, "kernel-size", 0.0f,
+      "threshold", 0.3f, NULL);
+  return h;
+}
+
 GST_START_TEST (test_image_kernel)
 {
-  gchar *path = write_kernel_png ();
+  gchar *path;
   GstVideoInfo info;
-  caps_for (&info, "BGRx", 53, 31, FALSE);
   Setup s;
-  setup_defaults (&s);
-  GstHarness *h = harness_for (&info);
-  s.image = path;
-  s.kernel_size = 0.0f;
-  s.p.threshold = 0.3f;
-  g_object_set (h->element, "kernel-location", path, "kernel-size", 0.0f,
-      "threshold", 0.3f, NULL);
+  GstHarness *h = image_kernel_harness (&info, &s, &path);
   push_and_check (h, &info, &s, 20, "RGB image kernel, own size, brightest");
   s.cx = s.cy = 0.5f;
   g_object_set (h->element, "kernel-center", "0.5,0.5", NULL);
@@ -650,17 +661,10 @@ GST_START_TEST (test_kernel_center)
   {"0,1", 0.0f, 1.0f}, {" 0.75 ,\t0.5 ", 0.75f, 0.5f}, {"AUTO", -1, -1},
   {"0.5,0.5", 0.5f, 0.5f}, {"Auto", -1, -1}
   };
-  gchar *path = write_kernel_png ();
+  gchar *path;
   GstVideoInfo info;
-  caps_for (&info, "BGRx", 53, 31, FALSE);
   Setup s;
-  setup_defaults (&s);
-  GstHarness *h = harness_for (&info);
-  s.image = path;
-  s.kernel_size = 0.0f;
-  s.p.threshold = 0.3f;
-  g_object_set (h->element, "kernel-location", path, "kernel-size", 0.0f,
-      "threshold", 0.3f, NULL);
+  GstHarness *h = image_kernel_harness (&info, &s, &path);
   for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
     g_object_set (h->element, "kernel-center", c[i].str, NULL);
     gchar *got;
