@@ -317,6 +317,99 @@ dup_err (const char *a, const char *b)
   return s;
 }
 
+/* A 16-bit PNG with an sRGB chunk, through libpng's low-level API: its
+ * simplified API decodes such a file with a 2.2 power (gamma 0.45455),
+ * not the sRGB curve it decodes 8-bit files with. Texels are
+ * sRGB-decoded code/65535 times alpha/65535 (tRNS as alpha), grey one
+ * plane, colour three. NULL: not such a file (*handled 0), or an error
+ * (*handled 1, *err set). */
+static void
+png16_warning (png_structp png, png_const_charp msg)
+{
+  (void) png;
+  (void) msg;                   /* as the simplified API: not printed */
+}
+
+static void
+png16_error (png_structp png, png_const_charp msg)
+{
+  snprintf ((char *) png_get_error_ptr (png), 128, "%s", msg);
+  png_longjmp (png, 1);
+}
+
+static float *
+load_png16_srgb (const char *path, int *w, int *h, int *colour,
+    int *handled, char **err)
+{
+  *handled = 0;
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return NULL;
+  char msg[128] = "out of memory";
+  png_structp png = png_create_read_struct (PNG_LIBPNG_VER_STRING, msg,
+      png16_error, png16_warning);
+  png_infop info = png ? png_create_info_struct (png) : NULL;
+  uint8_t *volatile buf = NULL;
+  png_bytep *volatile rows = NULL;
+  float *volatile data = NULL;
+  if (!info || setjmp (png_jmpbuf (png))) {
+    if (*handled && err && !*err)
+      *err = dup_err (path, msg);
+    free (buf);
+    free (rows);
+    free (data);
+    png_destroy_read_struct (&png, &info, NULL);
+    fclose (f);
+    return NULL;
+  }
+  png_init_io (png, f);
+  png_read_info (png, info);
+  if (png_get_bit_depth (png, info) != 16
+      || !png_get_valid (png, info, PNG_INFO_sRGB)) {
+    png_destroy_read_struct (&png, &info, NULL);
+    fclose (f);
+    return NULL;
+  }
+  *handled = 1;
+  const int ct = png_get_color_type (png, info);
+  if (png_get_valid (png, info, PNG_INFO_tRNS))
+    png_set_tRNS_to_alpha (png);
+  else if (!(ct & PNG_COLOR_MASK_ALPHA))
+    png_set_add_alpha (png, 0xffff, PNG_FILLER_AFTER);
+  png_set_interlace_handling (png);
+  png_read_update_info (png, info);
+  const png_uint_32 pw = png_get_image_width (png, info),
+      ph = png_get_image_height (png, info);
+  const int in_ch = png_get_channels (png, info);
+  const size_t rb = png_get_rowbytes (png, info);
+  const int ch = in_ch == 4 ? 3 : 1;
+  buf = malloc (rb * ph);
+  rows = malloc (ph * sizeof *rows);
+  data = malloc ((size_t) pw * ph * ch * sizeof (float));
+  if (!buf || !rows || !data)
+    png_longjmp (png, 1);       /* msg: out of memory */
+  for (png_uint_32 y = 0; y < ph; y++)
+    rows[y] = buf + rb * y;
+  png_read_image (png, rows);
+  png_read_end (png, NULL);
+  /* samples are big-endian in the file and in libpng's rows */
+  for (size_t i = 0; i < (size_t) pw * ph; i++) {
+    const uint8_t *p = buf + i * in_ch * 2;
+    const float a = ((p[2 * (in_ch - 1)] << 8) | p[2 * in_ch - 1]) / 65535.0f;
+    for (int c = 0; c < ch; c++)
+      data[i * ch + c] = ci_fb_srgb_to_linear (((p[2 * c] << 8) | p[2 * c +
+                  1]) / 65535.0f) * a;
+  }
+  free (buf);
+  free (rows);
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (f);
+  *w = (int) pw;
+  *h = (int) ph;
+  *colour = ch == 3;
+  return data;
+}
+
 CiFbImage *
 ci_fb_image_load_png (const char *path, char **err)
 {
@@ -332,6 +425,25 @@ ci_fb_image_load_png (const char *path, char **err)
   }
   int colour = (pi.format & PNG_FORMAT_FLAG_COLOR) != 0;
   int linear16 = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
+  if (linear16) {
+    int w16, h16, c16, handled;
+    float *d16 = load_png16_srgb (path, &w16, &h16, &c16, &handled, err);
+    if (handled) {
+      png_image_free (&pi);
+      CiFbImage *img = d16 ? calloc (1, sizeof *img) : NULL;
+      if (!img) {
+        if (d16 && err)
+          *err = dup_err (path, "out of memory");
+        free (d16);
+        return NULL;
+      }
+      img->width = w16;
+      img->height = h16;
+      img->channels = c16 ? 3 : 1;
+      img->data = d16;
+      return img;
+    }
+  }
   /* Ask libpng for 16-bit linear or 8-bit sRGB with alpha, whatever the file. */
   pi.format = (colour ? PNG_FORMAT_RGBA : PNG_FORMAT_GA)
       | (linear16 ? PNG_FORMAT_FLAG_LINEAR : 0);

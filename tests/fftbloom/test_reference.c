@@ -745,12 +745,18 @@ test_kernel_geometry (void)
   }
 }
 
-/* sRGB-encoded 8-bit code to linear light, in double (IEC 61966-2-1) */
+/* the sRGB curve of v in [0, 1] (IEC 61966-2-1), in double; below, of an
+ * 8-bit code */
+static double
+srgb_code_to_linear_v (double v)
+{
+  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+}
+
 static double
 srgb_code_to_linear (int code)
 {
-  const double v = code / 255.0;
-  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+  return srgb_code_to_linear_v (code / 255.0);
 }
 
 /* The alpha of an 8-bit PNG kernel weights its texels (docs/fftbloom.md,
@@ -797,12 +803,13 @@ test_png_alpha (void)
 }
 
 /* A 16-bit PNG written here byte by byte (big-endian samples, as the PNG
- * format stores them), grey + alpha or RGBA, with an sRGB chunk when @srgb. */
+ * format stores them), grey or RGB, + alpha when @alpha, with an sRGB chunk
+ * when @srgb, Adam7-interlaced when @interlace. */
 static gboolean
-write_png16 (const char *path, int w, int h, int grey, int srgb,
-    const uint16_t * samples)
+write_png16_full (const char *path, int w, int h, int grey, int alpha,
+    int srgb, int interlace, const uint16_t * samples)
 {
-  const int in_ch = grey ? 2 : 4;
+  const int in_ch = (grey ? 1 : 3) + (alpha ? 1 : 0);
   FILE *f = fopen (path, "wb");
   if (!f)
     return FALSE;
@@ -817,20 +824,23 @@ write_png16 (const char *path, int w, int h, int grey, int srgb,
     return FALSE;
   }
   png_init_io (png, f);
-  png_set_IHDR (png, info, w, h, 16, grey ? PNG_COLOR_TYPE_GRAY_ALPHA :
-      PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+  png_set_IHDR (png, info, w, h, 16, (grey ? PNG_COLOR_TYPE_GRAY :
+          PNG_COLOR_TYPE_RGB) | (alpha ? PNG_COLOR_MASK_ALPHA : 0),
+      interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
       PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (srgb)
     png_set_sRGB (png, info, PNG_sRGB_INTENT_PERCEPTUAL);
   png_write_info (png, info);
-  for (int y = 0; y < h; y++) {
-    for (int i = 0; i < w * in_ch; i++) {
-      const uint16_t v = samples[(size_t) y * w * in_ch + i];
-      row[2 * i] = (uint8_t) (v >> 8);
-      row[2 * i + 1] = (uint8_t) (v & 0xff);
+  const int passes = png_set_interlace_handling (png);
+  for (int pass = 0; pass < passes; pass++)
+    for (int y = 0; y < h; y++) {
+      for (int i = 0; i < w * in_ch; i++) {
+        const uint16_t v = samples[(size_t) y * w * in_ch + i];
+        row[2 * i] = (uint8_t) (v >> 8);
+        row[2 * i + 1] = (uint8_t) (v & 0xff);
+      }
+      png_write_row (png, row);
     }
-    png_write_row (png, row);
-  }
   png_write_end (png, NULL);
   png_destroy_write_struct (&png, &info);
   fclose (f);
@@ -838,12 +848,63 @@ write_png16 (const char *path, int w, int h, int grey, int srgb,
   return TRUE;
 }
 
+static gboolean
+write_png16 (const char *path, int w, int h, int grey, int srgb,
+    const uint16_t * samples)
+{
+  return write_png16_full (path, w, h, grey, 1, srgb, 0, samples);
+}
+
+/* 16-bit sRGB files read outside libpng's simplified API: without alpha
+ * (opaque), interlaced (a 5x3 Adam7 image), and a truncated file, which
+ * is an error naming the file, not a crash. */
+static void
+test_png16_srgb_forms (void)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (),
+      "fftbloom-png16-srgb-forms.png", NULL);
+  uint16_t s[5 * 3 * 3];
+  for (int i = 0; i < 5 * 3 * 3; i++)
+    s[i] = (uint16_t) (0x0123 + 4099 * i);
+  for (int k = 0; k < 2; k++) {
+    const int w = k ? 5 : 2, h = k ? 3 : 1;
+    EXPECT (write_png16_full (path, w, h, 0, 0, 1, k, s), "write");
+    char *err = NULL;
+    CiFbImage *fi = ci_fb_image_load_png (path, &err);
+    EXPECT (fi && fi->width == w && fi->height == h && fi->channels == 3,
+        "RGB16 sRGB%s png: %s", k ? " interlaced" : "", err ? err : "geometry");
+    for (int i = 0; fi && i < w * h * 3; i++) {
+      const double want = srgb_code_to_linear_v (s[i] / 65535.0);
+      EXPECT (fabs (fi->data[i] - want) <= 2e-6 * want + 1e-9, "RGB16 sRGB%s "
+          "sample %d (0x%04x): %.7g, want %.7g", k ? " interlaced" : "", i,
+          s[i], fi->data[i], want);
+    }
+    ci_fb_image_free (fi);
+    free (err);
+  }
+  /* the header and a part of the data only */
+  gchar *bytes;
+  gsize n;
+  EXPECT (g_file_get_contents (path, &bytes, &n, NULL), "read back");
+  EXPECT (g_file_set_contents (path, bytes, n / 2 > 60 ? n / 2 : 60, NULL),
+      "truncate");
+  g_free (bytes);
+  char *err = NULL;
+  CiFbImage *fi = ci_fb_image_load_png (path, &err);
+  EXPECT (fi == NULL && err && strstr (err, path), "truncated 16-bit sRGB "
+      "png: %s", fi ? "loaded" : err ? err : "no message");
+  ci_fb_image_free (fi);
+  free (err);
+  g_unlink (path);
+  g_free (path);
+}
+
 /* A 16-bit PNG kernel (docs/fftbloom.md, image kernel): without a gAMA or
  * sRGB chunk the codes are linear, texel = code/65535 with libpng's
- * premultiplied alpha (code x alpha/65535, to 16 bits); an sRGB chunk
- * libpng honours, for 16-bit files as its gamma 0.45455 (a 2.2 power, not
- * the IEC curve: libpng 1.6 measured, 0x1234 gives 0.0029755, the IEC
- * curve 0.0061090). Grey + alpha gives one plane, RGBA
+ * premultiplied alpha (code x alpha/65535, to 16 bits); with an sRGB chunk
+ * the IEC curve of code/65535 times alpha/65535, as for 8-bit files
+ * (libpng's simplified API would take a 2.2 power: 0x1234 gave 0.0029755,
+ * the curve 0.0061090). Grey + alpha gives one plane, RGBA
  * three in the order R, G, B. The codes' two bytes differ, so a byte swap
  * shows; opaque texels are exact. */
 static void
@@ -875,12 +936,12 @@ test_png16 (void)
     for (int x = 0; fi && x < 4; x++)
       for (int c = 0; c < ch; c++) {
         const double v = px[x][c] / 65535.0, a = px[x][3] / 65535.0;
-        const double lin = srgb ? pow (v, 1 / 0.45455) : v;
+        const double lin = srgb ? srgb_code_to_linear_v (v) : v;
         const double want = lin * a, got = fi->data[x * ch + c];
-        /* opaque linear: the code itself; otherwise libpng's 16-bit
-         * premultiplication (and curve) round to 1/65535, give or take */
-        const double tol = srgb ? 2e-4 : (px[x][3] == 65535 ? 1e-6 * want :
-            1.01 / 65535);
+        /* opaque linear: the code itself; sRGB: float arithmetic;
+         * otherwise libpng's 16-bit premultiplication rounds to 1/65535 */
+        const double tol = srgb ? 2e-6 * want + 1e-9 : (px[x][3] == 65535 ?
+            1e-6 * want : 1.01 / 65535);
         EXPECT (fabs (got - want) <= tol, "%s png texel %d channel %d (code "
             "0x%04x, alpha %u): %.7g, want %.7g", what, x, c, px[x][c],
             px[x][3], got, want);
@@ -1134,6 +1195,7 @@ main (int argc, char **argv)
   test_kernel_geometry ();
   test_png_alpha ();
   test_png16 ();
+  test_png16_srgb_forms ();
   test_glare_shares ();
   test_glare_profiles ();
   if (failures)
