@@ -120,10 +120,12 @@ ci_fb_kernel_glare (const CiFbGlare * g, int radius)
     return NULL;
   }
   double sum[3] = { 0, 0, 0 };
+  CiFbGlarePrep gp;
+  ci_fb_glare_prepare (g, (float) R + 0.5f, &gp);
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       size_t i = (size_t) y * d + x;
-      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), (float) R + 0.5f,
+      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
           &terms[i], &terms[n + i], &terms[2 * n + i]);
       for (int t = 0; t < 3; t++)
         sum[t] += terms[t * n + i];
@@ -157,13 +159,14 @@ ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
   CiFbKernel *k = ci_fb_kernel_new (2 * rx + 1, 2 * ry + 1, 1);
   if (!k)
     return NULL;
-  const float rho = (float) R + 0.5f;
+  CiFbGlarePrep gp;
+  ci_fb_glare_prepare (g, (float) R + 0.5f, &gp);
   double sum[3] = { 0, 0, 0 };
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       float tm[3];
-      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), rho, &tm[0],
-          &tm[1], &tm[2]);
+      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
+          &tm[0], &tm[1], &tm[2]);
       for (int t = 0; t < 3; t++)
         sum[t] += tm[t];
     }
@@ -174,8 +177,8 @@ ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       float tm[3];
-      ci_fb_glare_terms (g, (float) (x - R), (float) (y - R), rho, &tm[0],
-          &tm[1], &tm[2]);
+      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
+          &tm[0], &tm[1], &tm[2]);
       const float fv = glare_mix (tm, w, sum);
       s += fv;
       if (x >= R - rx && x <= R + rx && y >= R - ry && y <= R + ry)
