@@ -59,9 +59,14 @@ gst_supersample_transform_caps (GstPadDirection direction, GstCaps * caps,
         set_range (s, "height", value_extreme (h, FALSE), G_MAXINT);
       }
     }
+    /* Towards the sink pad 0/1 too: an unknown ratio, which fixation
+     * takes as square (an output ratio is never unknown). Without it a
+     * source that asks (videotestsrc, a decoder's ACCEPT_CAPS) could not
+     * send 0/1, though the harness's fixed caps negotiated. */
     if (gst_structure_has_field (s, "pixel-aspect-ratio"))
-      gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE, 1,
-          G_MAXINT, G_MAXINT, 1, NULL);
+      gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION_RANGE,
+          direction == GST_PAD_SINK ? 1 : 0, direction == GST_PAD_SINK ?
+          G_MAXINT : 1, G_MAXINT, 1, NULL);
     ret = gst_caps_merge_structure (ret, s);
   }
   if (filter) {

@@ -444,6 +444,50 @@ GST_START_TEST (test_aspect_ratio_kept)
 }
 GST_END_TEST;
 
+/* An unknown pixel aspect ratio (0/1) upstream is taken as square, also
+ * where upstream asks what it may send (a source that negotiates, not the
+ * harness's fixed caps): the caps query and ACCEPT_CAPS answered only
+ * ratios from 1/2147483647 up, so videotestsrc with 0/1 failed with
+ * not-negotiated against any downscale. */
+GST_START_TEST (test_unknown_par_upstream)
+{
+  const gchar *in = "video/x-raw,format=RGBA,width=33,height=17,"
+      "framerate=30/1,pixel-aspect-ratio=0/1";
+  GstHarness *h = gst_harness_new (FACTORY);
+  gst_harness_set_sink_caps_str (h,
+      "video/x-raw,format=RGBA,height=5,framerate=30/1");
+  GstCaps *caps = gst_caps_from_string (in);
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+  fail_unless (gst_pad_query_accept_caps (sink, caps),
+      "%s refused", in);
+  /* what a source asks before it sends */
+  GstCaps *allowed = gst_pad_query_caps (sink, caps);
+  fail_if (gst_caps_is_empty (allowed), "caps query with %s: empty", in);
+  gst_caps_unref (allowed);
+  gst_object_unref (sink);
+  gst_caps_unref (caps);
+  gchar *launch = g_strdup_printf ("videotestsrc pattern=gradient ! "
+      "capsfilter caps=\"%s\"", in);
+  gst_harness_add_src_parse (h, launch, FALSE);
+  g_free (launch);
+  fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  GstStructure *st = gst_caps_get_structure (caps, 0);
+  gint w = 0, hh = 0, pn = 0, pd = 0;
+  gst_structure_get_int (st, "width", &w);
+  gst_structure_get_int (st, "height", &hh);
+  gst_structure_get_fraction (st, "pixel-aspect-ratio", &pn, &pd);
+  fail_unless (w == 10 && hh == 5 && pn == 1 && pd == 1,
+      "33x17 at 0/1 -> height=5: got %dx%d at %d/%d, want 10x5 at 1/1", w,
+      hh, pn, pd);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* RGBA @iw x @ih to @ow x @oh with a region of interest @r: it must come
  * out as @e (ci_check_roi_meta). */
 static void
@@ -508,6 +552,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_upscale_explained);
   tcase_add_test (tc, test_no_warning_when_negotiated);
   tcase_add_test (tc, test_aspect_ratio_kept);
+  tcase_add_test (tc, test_unknown_par_upstream);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_refusal_after_renegotiation);
   tcase_add_test (tc, test_roi_meta_scaled);
