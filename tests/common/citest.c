@@ -387,6 +387,50 @@ ci_cuda_context_of (GstElement * e)
 }
 
 void
+ci_check_n_threads_property (const char *factory)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  fail_unless (e != NULL, "no %s", factory);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "n-threads");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps), "%s: no guint n-threads",
+      factory);
+  const GParamSpecUInt *u = G_PARAM_SPEC_UINT (ps);
+  fail_unless (u->minimum == 0 && u->maximum == 1024
+      && u->default_value == 0, "%s n-threads: %u..%u, default %u; want "
+      "0..1024, default 0", factory, u->minimum, u->maximum,
+      u->default_value);
+  fail_unless ((ps->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE,
+      "%s n-threads: not readable and writable", factory);
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING,
+      "%s n-threads: not marked changeable while PLAYING", factory);
+  const guint v[] = { 1024, 7, 1, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++) {
+    guint got = G_MAXUINT;
+    g_object_set (e, "n-threads", v[i], NULL);
+    g_object_get (e, "n-threads", &got, NULL);
+    fail_unless (got == v[i], "%s n-threads: set %u, read %u", factory, v[i],
+        got);
+  }
+  gst_object_unref (e);
+}
+
+void
+ci_check_param_flags (GstElement * e, const char *name, int playing,
+    int controllable)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      name);
+  fail_unless (ps != NULL, "no property %s", name);
+  if (playing >= 0)
+    fail_unless (!(ps->flags & GST_PARAM_MUTABLE_PLAYING) == !playing,
+        "%s: %schangeable while PLAYING", name, playing ? "not " : "");
+  if (controllable >= 0)
+    fail_unless (!(ps->flags & GST_PARAM_CONTROLLABLE) == !controllable,
+        "%s: %scontrollable", name, controllable ? "not " : "");
+}
+
+void
 ci_control_steps (GstElement * e, const char *prop, const double *v, int n)
 {
   GstControlSource *cs = gst_interpolation_control_source_new ();

@@ -44,6 +44,17 @@ gboolean ci_element_can_start (const char *factory);
  * when CI_REQUIRE_CUDAUPLOAD is set. */
 gboolean ci_have_cudaupload (void);
 
+/* Fails unless @factory's n-threads is as documented (README, docs): a
+ * guint 0 .. 1024, default 0 (one per processor), changeable while
+ * PLAYING, and reads back what was set. */
+void ci_check_n_threads_property (const char *factory);
+
+/* Fails unless property @name of @e is changeable while PLAYING
+ * (GST_PARAM_MUTABLE_PLAYING) exactly when @playing and controllable
+ * (GST_PARAM_CONTROLLABLE) exactly when @controllable; -1: not checked. */
+void ci_check_param_flags (GstElement * e, const char *name, int playing,
+    int controllable);
+
 /* Binds @prop of @e to a control source that holds @v[i] from i seconds
  * of stream time on (absolute values, no interpolation). */
 void ci_control_steps (GstElement * e, const char *prop, const double *v,

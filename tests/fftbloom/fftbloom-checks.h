@@ -717,6 +717,16 @@ GST_START_TEST (test_property_ranges)
   fail_unless (G_PARAM_SPEC_INT (ps)->minimum == 0
       && G_PARAM_SPEC_INT (ps)->maximum == 16
       && G_PARAM_SPEC_INT (ps)->default_value == 6);
+  /* docs/fftbloom.md: all changeable while PLAYING; the table marks the
+   * float ones but kernel-size controllable, and only those */
+  for (guint i = 0; i < G_N_ELEMENTS (f); i++)
+    ci_check_param_flags (e, f[i].name, 1, strcmp (f[i].name,
+            "kernel-size") != 0);
+  const gchar *other[] = { "kernel-location", "kernel-center",
+    "resolution-scale", "spike-count"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+    ci_check_param_flags (e, other[i], 1, 0);
   gst_object_unref (e);
 }
 GST_END_TEST;

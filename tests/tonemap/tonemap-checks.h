@@ -611,6 +611,13 @@ GST_START_TEST (test_properties)
   g_object_get (e, "operator", &op, "bins", &bins, NULL);
   fail_unless_equals_int (op, CI_TM_OP_BT2390);
   fail_unless_equals_int (bins, 256);
+  /* docs/tonemap.md: every property is taken at the next frame, so may
+   * change while PLAYING; operator is not controllable */
+  const gchar *names[] = { "operator", "bins", "target-peak", "source-peak",
+    "input-transfer", "input-peak", "smoothing", "scene-threshold"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    ci_check_param_flags (e, names[i], 1, i == 0 ? 0 : -1);
   gst_object_unref (e);
 }
 

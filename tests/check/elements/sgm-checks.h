@@ -101,6 +101,9 @@ swap_views (GstVideoFrame * f, gboolean top_bottom, gint vw, gint vh)
 
 /* valid: push_and_compare's buffer has this PTS (1 s duration) */
 static GstClockTime push_pts = GST_CLOCK_TIME_NONE;
+/* > 0: push_and_compare's frames follow a segment that starts here, so
+ * that a PTS of segment_start is stream time 0 */
+static GstClockTime segment_start = 0;
 /* a hash of the last output push_and_compare checked */
 static guint last_out_hash = 0;
 
@@ -193,6 +196,12 @@ push_and_compare (GstHarness * h, const gchar * infmt, const gchar * outfmt,
       "height=%d,framerate=30/1", outfmt, vw, vh);
   gst_harness_set_src_caps_str (h, in_caps);
   gst_harness_set_sink_caps_str (h, out_caps);
+  if (segment_start > 0) {
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.start = seg.position = segment_start;
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
 
   GstVideoInfo in_info, out_info;
   GstCaps *ic = gst_caps_from_string (in_caps);
@@ -340,10 +349,12 @@ check_live_changes (void)
 }
 
 /* A property bound to a control source takes its value at each buffer's
- * stream time (GST_PARAM_CONTROLLABLE): the same stereo frame at 0 s and
- * 1 s must equal the reference with p2 = 200 and p2 = 20 respectively,
- * and the two outputs must differ. */
-GST_START_TEST (test_controller)
+ * stream time (GST_PARAM_CONTROLLABLE): the same stereo frame at stream
+ * time 0 s and 1 s (PTS @start and @start + 1 s in a segment from @start)
+ * must equal the reference with p2 = 200 and p2 = 20 respectively, and
+ * the two outputs must differ. */
+static void
+check_controller (GstClockTime start)
 {
   GstElement *sgm;
   GstHarness *h = new_harness (&sgm);
@@ -353,20 +364,32 @@ GST_START_TEST (test_controller)
   const Knobs fixed = { 48, 0, 1, 8, SGM_CENSUS_9X7, 0 };
   apply_knobs (sgm, &fixed);    /* p2 is left to the control source */
   guint hash[2];
+  segment_start = start;
   for (gint i = 0; i < 2; i++) {
     Knobs k = fixed;
     k.p2 = want[i];             /* for the reference */
-    push_pts = i * GST_SECOND;
+    push_pts = start + i * GST_SECOND;
     push_and_compare (h, "GRAY8", "GRAY16_LE", FALSE, FALSE, 67, 29, &k);
     hash[i] = last_out_hash;
     gint p2;
     g_object_get (sgm, "p2", &p2, NULL);
-    fail_unless_equals_int (p2, want[i]);
+    fail_unless (p2 == want[i], "segment from %" GST_TIME_FORMAT ", PTS %"
+        GST_TIME_FORMAT ": p2 %d, want %d (the value at stream time %d s)",
+        GST_TIME_ARGS (start), GST_TIME_ARGS (push_pts), p2, want[i], i);
   }
   push_pts = GST_CLOCK_TIME_NONE;
+  segment_start = 0;
   fail_unless (hash[0] != hash[1], "p2 200 and 20 gave the same output");
   gst_object_unref (sgm);
   gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_controller)
+{
+  check_controller (0);
+  /* a segment from 10 s: PTS 10 s is stream time 0, where the control
+   * source is read (not at the PTS, which is past its last step) */
+  check_controller (10 * GST_SECOND);
 }
 GST_END_TEST;
 
@@ -645,6 +668,16 @@ GST_START_TEST (test_properties)
   GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
   for (gint v = 0; v <= 16; v++)
     fail_unless ((g_enum_get_value (ec, v) != NULL) == (v == 4 || v == 8));
+  /* docs/sgm.md: all but layout may change while PLAYING; layout (the
+   * output size) only up to READY */
+  const gchar *live[] = { "num-disparities", "min-disparity", "p1", "p2",
+    "paths", "census", "uniqueness", "lr-max-diff", "subpixel", "median"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (live); i++)
+    ci_check_param_flags (e, live[i], 1, -1);
+  ci_check_param_flags (e, "layout", 0, -1);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "layout");
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_READY, "layout: not READY");
   gst_object_unref (e);
 }
 GST_END_TEST;
@@ -916,6 +949,7 @@ static void
 reset_switches (void)
 {
   push_pts = GST_CLOCK_TIME_NONE;
+  segment_start = 0;
   use_cuda_memory = FALSE;
   extra_stride = 0;
   right_first = FALSE;
