@@ -44,6 +44,13 @@ GST_START_TEST (test_threads)
 }
 GST_END_TEST;
 
+/* n-threads' range, default and flags as documented, and a round trip */
+GST_START_TEST (test_n_threads_property)
+{
+  ci_check_n_threads_property (FACTORY);
+}
+GST_END_TEST;
+
 static Suite *
 cpufftbloom_suite (void)
 {
@@ -51,6 +58,7 @@ cpufftbloom_suite (void)
   TCase *tc = tcase_create ("threads");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_threads);
+  tcase_add_test (tc, test_n_threads_property);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -29,6 +29,13 @@ GST_START_TEST (test_threads)
 }
 GST_END_TEST;
 
+/* n-threads' range, default and flags as documented, and a round trip */
+GST_START_TEST (test_n_threads_property)
+{
+  ci_check_n_threads_property (FACTORY);
+}
+GST_END_TEST;
+
 static Suite *
 cpusgm_suite (void)
 {
@@ -36,6 +43,7 @@ cpusgm_suite (void)
   TCase *tc = tcase_create ("general");
   add_sgm_cases (tc);
   tcase_add_test (tc, test_threads);
+  tcase_add_test (tc, test_n_threads_property);
   suite_add_tcase (s, tc);
   return s;
 }

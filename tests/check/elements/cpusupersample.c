@@ -24,6 +24,13 @@ GST_START_TEST (test_threads)
 }
 GST_END_TEST;
 
+/* n-threads' range, default and flags as documented, and a round trip */
+GST_START_TEST (test_n_threads_property)
+{
+  ci_check_n_threads_property (FACTORY);
+}
+GST_END_TEST;
+
 static Suite *
 cpusupersample_suite (void)
 {
@@ -31,6 +38,7 @@ cpusupersample_suite (void)
   TCase *tc = tcase_create ("general");
   add_common_cases (tc);
   tcase_add_test (tc, test_threads);
+  tcase_add_test (tc, test_n_threads_property);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -21,6 +21,8 @@ GST_START_TEST (test_threads)
   } c[] = {
     {"P010_10LE", "BGRx", CI_TM_IN_P010, CI_TM_OUT_BGRX, 123, 59},
     {"RGBA64_LE", "NV12", CI_TM_IN_RGBA64, CI_TM_OUT_NV12, 97, 35},
+    /* one row, split in pairs of rows: more slices than row pairs */
+    {"RGBA64_LE", "RGBA", CI_TM_IN_RGBA64, CI_TM_OUT_RGBA, 9, 1},
   };
   for (guint k = 0; k < G_N_ELEMENTS (c); k++)
     for (guint smoothing = 0; smoothing <= 4; smoothing += 4)
@@ -55,6 +57,13 @@ GST_START_TEST (test_threads)
 }
 GST_END_TEST;
 
+/* n-threads' range, default and flags as documented, and a round trip */
+GST_START_TEST (test_n_threads_property)
+{
+  ci_check_n_threads_property (FACTORY);
+}
+GST_END_TEST;
+
 static Suite *
 cputonemap_suite (void)
 {
@@ -63,6 +72,7 @@ cputonemap_suite (void)
   tcase_set_timeout (tc, 120);
   add_common_cases (tc);
   tcase_add_test (tc, test_threads);
+  tcase_add_test (tc, test_n_threads_property);
   suite_add_tcase (s, tc);
   return s;
 }
