@@ -225,6 +225,37 @@ GST_START_TEST (test_upscale_refused)
 }
 GST_END_TEST;
 
+/* Each input refused is explained: after 64x48 is refused (downstream
+ * needs 128x96), other caps that need an upscale too (32x24) get their
+ * own error, not taken for the one posted before. */
+GST_START_TEST (test_each_upscale_explained)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&bus);
+  const gint size[2][2] = { {64, 48}, {32, 24} };
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY8,width=128,"
+      "height=96,framerate=30/1");
+  for (guint i = 0; i < 2; i++) {
+    const gint w = size[i][0], ht = size[i][1];
+    gchar *c = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+        "height=%d,framerate=30/1", w, ht);
+    gst_harness_set_src_caps_str (h, c);
+    g_free (c);
+    GstFlowReturn r = gst_harness_push (h, gst_buffer_new_and_alloc (w * ht));
+    fail_unless_equals_int (r, GST_FLOW_NOT_NEGOTIATED);
+    gchar *text = ci_pop_error (bus, GST_CORE_ERROR,
+        GST_CORE_ERROR_NEGOTIATION, NULL);
+    gchar *want = g_strdup_printf ("the input is %dx%d", w, ht);
+    fail_unless (strstr (text, want) && strstr (text, "at least 128x96"),
+        "%dx%d refused: %s", w, ht, text);
+    g_free (want);
+    g_free (text);
+  }
+  ci_bus_done (h->element, bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* Interlaced frames scaled (refused, one error), then passed through at
  * equal caps (taken), then scaled again: the same caps object comes back
  * with the reconfigure and must be explained again. (Downstream's first
@@ -350,6 +381,97 @@ GST_START_TEST (test_no_warning_when_negotiated)
   text = run_for_warning ("videotestsrc num-buffers=2 ! " FACTORY " name=ss ! "
       "video/x-raw,width=400,height=300 ! fakesink", NULL, &eos);
   fail_unless (eos && text == NULL, "%s", text ? text : "no EOS");
+}
+GST_END_TEST;
+
+/* The warnings for an empty caps answer (upstream's 64x48 against
+ * downstream's 64x96: one axis is enough): one per run, as said where the
+ * element arms them, none while stopped, and one again once restarted. */
+GST_START_TEST (test_upscale_warning_once_per_run)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&bus);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=GRAY8,width=64,"
+      "height=96,framerate=30/1");
+  GstCaps *filter = gst_caps_from_string ("video/x-raw,format=GRAY8,"
+      "width=64,height=48,framerate=30/1");
+  /* the harness started the element: stopped before any warning first */
+  const GstState state[] = { GST_STATE_READY, GST_STATE_PLAYING,
+    GST_STATE_PLAYING, GST_STATE_READY, GST_STATE_PLAYING, GST_STATE_PLAYING
+  };
+  const gint want[] = { 0, 1, 0, 0, 1, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (state); i++) {
+    fail_unless (gst_element_set_state (h->element, state[i]) ==
+        GST_STATE_CHANGE_SUCCESS);
+    GstCaps *caps = gst_pad_peer_query_caps (h->srcpad, filter);
+    fail_unless (gst_caps_is_empty (caps), "an upscale was offered: %"
+        GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+    gint n = 0;
+    GstMessage *m;
+    while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *err = NULL;
+      gst_message_parse_warning (m, &err, NULL);
+      fail_unless (strstr (err->message, "at least 64x96") != NULL,
+          "query %u: %s", i, err->message);
+      g_error_free (err);
+      gst_message_unref (m);
+      n++;
+    }
+    fail_unless (n == want[i], "query %u (%s): %d warnings, want %d", i,
+        gst_element_state_get_name (state[i]), n, want[i]);
+  }
+  gst_caps_unref (filter);
+  ci_bus_done (h->element, bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Sizes given as lists: towards the output each structure allows 1 up to
+ * its largest size, towards the input its smallest size and up, whatever
+ * the order of the list. */
+GST_START_TEST (test_size_lists)
+{
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  GstBaseTransformClass *bt = GST_BASE_TRANSFORM_GET_CLASS (e);
+  const gchar *lists[] = { "width={ 64, 32 },height={ 48, 24 }",
+    "width={ 32, 64 },height={ 24, 48 }"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++) {
+    gchar *s = g_strdup_printf ("video/x-raw,format=GRAY8,%s,framerate=30/1",
+        lists[i]);
+    GstCaps *in = gst_caps_from_string (s);
+    GstCaps *out = bt->transform_caps (GST_BASE_TRANSFORM (e), GST_PAD_SINK,
+        in, NULL);
+    GstCaps *up = bt->transform_caps (GST_BASE_TRANSFORM (e), GST_PAD_SRC,
+        in, NULL);
+    const struct
+    {
+      GstCaps *caps;
+      const gchar *size;
+      gboolean allowed;
+    } c[] = {
+      {out, "width=64,height=48", TRUE}, {out, "width=1,height=1", TRUE},
+      {out, "width=65,height=48", FALSE}, {up, "width=32,height=24", TRUE},
+      {up, "width=4096,height=4096", TRUE}, {up, "width=31,height=24", FALSE},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS (c); k++) {
+      gchar *t = g_strdup_printf ("video/x-raw,format=GRAY8,%s,"
+          "framerate=30/1", c[k].size);
+      GstCaps *one = gst_caps_from_string (t);
+      fail_unless (gst_caps_can_intersect (c[k].caps, one) == c[k].allowed,
+          "%s: %s %s the %s: %" GST_PTR_FORMAT, lists[i], c[k].size,
+          c[k].allowed ? "not offered to" : "offered to",
+          c[k].caps == out ? "output" : "input", c[k].caps);
+      gst_caps_unref (one);
+      g_free (t);
+    }
+    gst_caps_unref (in);
+    gst_caps_unref (out);
+    gst_caps_unref (up);
+    g_free (s);
+  }
+  gst_object_unref (e);
 }
 GST_END_TEST;
 
@@ -518,6 +640,31 @@ GST_START_TEST (test_roi_meta_scaled)
    * w kept (not copied unscaled) */
   const guint r2[4] = { 8, 10, 32, 20 }, e2[4] = { 8, 5, 32, 10 };
   check_roi_scaled (64, 48, 64, 24, r2, e2);
+  /* the height unchanged: x and w are halved, y and h kept */
+  const guint r3[4] = { 8, 10, 32, 20 }, e3[4] = { 4, 10, 16, 20 };
+  check_roi_scaled (64, 48, 32, 48, r3, e3);
+}
+GST_END_TEST;
+
+/* Scaling keeps the colours: a meta that describes the colour space
+ * (tagged video and colorspace only) still holds and is kept
+ * (GST_CI_METAS_GEOMETRY_COLORSPACE), downscaled or passed through. */
+GST_START_TEST (test_colorspace_meta_kept)
+{
+  const gint size[2][2] = { {32, 24}, {64, 48} };
+  for (guint i = 0; i < 2; i++) {
+    GstHarness *h = gst_harness_new (FACTORY);
+    gchar *oc = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,"
+        "height=%d,framerate=30/1", size[i][0], size[i][1]);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+        "height=48,framerate=30/1");
+    gst_harness_set_sink_caps_str (h, oc);
+    GstBuffer *in = gst_buffer_new_and_alloc (64 * 48 * 4);
+    gst_buffer_memset (in, 0, 0x80, 64 * 48 * 4);
+    ci_check_colorspace_meta (h, in, TRUE);
+    gst_harness_teardown (h);
+    g_free (oc);
+  }
 }
 GST_END_TEST;
 
@@ -549,11 +696,15 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_caps_changes);
   tcase_add_test (tc, test_passthrough_on_equal_caps);
   tcase_add_test (tc, test_upscale_refused);
+  tcase_add_test (tc, test_each_upscale_explained);
   tcase_add_test (tc, test_upscale_explained);
   tcase_add_test (tc, test_no_warning_when_negotiated);
+  tcase_add_test (tc, test_upscale_warning_once_per_run);
+  tcase_add_test (tc, test_size_lists);
   tcase_add_test (tc, test_aspect_ratio_kept);
   tcase_add_test (tc, test_unknown_par_upstream);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_refusal_after_renegotiation);
   tcase_add_test (tc, test_roi_meta_scaled);
+  tcase_add_test (tc, test_colorspace_meta_kept);
 }
