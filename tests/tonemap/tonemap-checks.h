@@ -433,6 +433,49 @@ reference_diff (const CiTmConfig * a, const CiTmConfig * b)
   return reference_seq_diff (a, b, NULL, 0, 4, 4, 10);
 }
 
+/* The output caps describe SDR BT.709: HDR10's mastering-display-info and
+ * content-light-level stay on the input side, and only the 4:2:0 outputs
+ * carry a chroma-site (jpeg: a 2x2 block's chroma is its mean). */
+GST_START_TEST (test_output_caps_sdr)
+{
+  static const gchar *outs[] = { "BGRx", "RGBA", "NV12", "I420" };
+  for (guint o = 0; o < G_N_ELEMENTS (outs); o++) {
+    GstHarness *h = gst_harness_new (FACTORY);
+    g_object_set (h->element, "smoothing", 0, NULL);
+    gchar *ic = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%d,"
+        "height=%d,framerate=30/1,colorimetry=bt2100-pq,chroma-site=mpeg2,"
+        "content-light-level=(string)1000:400,mastering-display-info=(string)"
+        "35400:14600:8500:39850:6550:2300:15635:16450:10000000:50", W, H);
+    gst_harness_set_src_caps_str (h, ic);
+    g_free (ic);
+    gchar *oc = g_strdup_printf ("video/x-raw,format=%s", outs[o]);
+    gst_harness_set_sink_caps_str (h, oc);
+    g_free (oc);
+    TmFrame *rin;
+    GstBuffer *out = gst_harness_push_and_pull (h, scene_buffer ("P010_10LE",
+            CI_TM_IN_P010, 3, &rin));
+    fail_unless (out != NULL);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    const GstStructure *st = gst_caps_get_structure (caps, 0);
+    fail_if (gst_structure_has_field (st, "mastering-display-info"),
+        "%s: mastering-display-info in the SDR caps", outs[o]);
+    fail_if (gst_structure_has_field (st, "content-light-level"),
+        "%s: content-light-level in the SDR caps", outs[o]);
+    const gchar *site = gst_structure_get_string (st, "chroma-site");
+    if (o < 2)
+      fail_unless (site == NULL, "%s: chroma-site %s on RGB", outs[o], site);
+    else
+      fail_unless (site && !strcmp (site, "jpeg"), "%s: chroma-site %s, "
+          "want jpeg", outs[o], site ? site : "none");
+    gst_caps_unref (caps);
+    gst_buffer_unref (out);
+    tm_frame_free (rin);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 /* HDR10 content-light-level sets the curves' source peak; an implausible
  * one (below 10 or above 10000 cd/m2) is ignored for the mastering
  * display's peak, and an implausible mastering peak for the measured one */
@@ -1133,6 +1176,7 @@ add_common_cases (TCase * tc)
   tcase_add_test (tc, test_operators);
   tcase_add_test (tc, test_alpha_and_x_byte);
   tcase_add_test (tc, test_hdr10_metadata);
+  tcase_add_test (tc, test_output_caps_sdr);
   tcase_add_test (tc, test_source_peak_property);
   tcase_add_test (tc, test_live_bins_keep_metadata);
   tcase_add_test (tc, test_runtime_change);
