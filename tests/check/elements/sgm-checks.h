@@ -943,6 +943,38 @@ GST_START_TEST (test_buffer_layouts)
 }
 GST_END_TEST;
 
+/* The output is one view (docs/sgm.md): its caps claim no stereo layout,
+ * even when the input's announced one (downstream would split it again) */
+GST_START_TEST (test_output_not_stereo)
+{
+  static const char *modes[2] = { "side-by-side", "top-bottom" };
+  for (int tb = 0; tb < 2; tb++) {
+    GstHarness *h = gst_harness_new (FACTORY);
+    g_object_set (h->element, "num-disparities", 4, NULL);
+    gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=64,"
+        "height=16,framerate=30/1,multiview-mode=%s", modes[tb]);
+    gst_harness_set_src_caps_str (h, caps);
+    GstBuffer *in = gst_buffer_new_and_alloc (64 * 16);
+    gst_buffer_memset (in, 0, 0x40, 64 * 16);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL, "%s", caps);
+    GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+    const GstStructure *st = gst_caps_get_structure (oc, 0);
+    const gchar *m = gst_structure_get_string (st, "multiview-mode");
+    fail_unless (m == NULL || g_str_equal (m, "mono"),
+        "output of %s claims multiview-mode %s", caps, m);
+    gint w, hh;
+    fail_unless (gst_structure_get_int (st, "width", &w)
+        && gst_structure_get_int (st, "height", &hh));
+    fail_unless (w == (tb ? 64 : 32) && hh == (tb ? 8 : 16), "%dx%d", w, hh);
+    gst_caps_unref (oc);
+    gst_buffer_unref (out);
+    g_free (caps);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
 /* Each test starts from the defaults of the switches above (with
  * CK_FORK=no a failed test leaves them as it had set them). */
 static void
@@ -979,4 +1011,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_announced_layout_size);
   tcase_add_test (tc, test_fixates_whole_views);
   tcase_add_test (tc, test_huge_view_refused);
+  tcase_add_test (tc, test_output_not_stereo);
 }
