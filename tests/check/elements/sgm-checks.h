@@ -975,6 +975,40 @@ GST_START_TEST (test_output_not_stereo)
 }
 GST_END_TEST;
 
+/* Flipped or flopped views are refused already when caps are offered
+ * (accept-caps), not only when they are set; right-view-first is taken */
+GST_START_TEST (test_flipped_not_accepted)
+{
+  ensure_multiview_types ();
+  GstElement *e = gst_element_factory_make (FACTORY, NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  static const struct
+  {
+    const gchar *flags;
+    gboolean ok;
+  } c[] = {
+    {"1:ffffffff", TRUE},       /* right-view-first */
+    {"2:ffffffff", FALSE},      /* left-flipped */
+    {"4:ffffffff", FALSE},      /* left-flopped */
+    {"8:ffffffff", FALSE},      /* right-flipped */
+    {"10:ffffffff", FALSE},     /* right-flopped */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
+    gchar *str = g_strdup_printf ("video/x-raw,format=GRAY8,width=64,"
+        "height=16,framerate=30/1,multiview-mode=side-by-side,"
+        "multiview-flags=(GstVideoMultiviewFlagsSet)%s", c[i].flags);
+    GstCaps *caps = gst_caps_from_string (str);
+    fail_unless (caps != NULL, "%s", str);
+    fail_unless (gst_pad_query_accept_caps (sink, caps) == c[i].ok,
+        "accept-caps of %s: want %d", str, c[i].ok);
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
 /* Each test starts from the defaults of the switches above (with
  * CK_FORK=no a failed test leaves them as it had set them). */
 static void
@@ -1012,4 +1046,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_fixates_whole_views);
   tcase_add_test (tc, test_huge_view_refused);
   tcase_add_test (tc, test_output_not_stereo);
+  tcase_add_test (tc, test_flipped_not_accepted);
 }
