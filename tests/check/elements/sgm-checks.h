@@ -1009,6 +1009,62 @@ GST_START_TEST (test_flipped_not_accepted)
 }
 GST_END_TEST;
 
+/* Ranges of frame sizes upstream are offered downstream as the ranges of
+ * their views: frames of 30..31 (side by side) are views of 15 only,
+ * frames of 30..40 views of 15..20; top-bottom halves the height */
+GST_START_TEST (test_upstream_ranges_halved)
+{
+  static const struct
+  {
+    const gchar *layout, *frame;
+    gint lo, hi;                /* the views' size in the halved direction */
+    const gchar *field;
+  } c[] = {
+    {"side-by-side", "width=[30,31],height=20", 15, 15, "width"},
+    {"side-by-side", "width=[30,40],height=20", 15, 20, "width"},
+    {"top-bottom", "width=20,height=[30,31]", 15, 15, "height"},
+    {"top-bottom", "width=20,height=[30,40]", 15, 20, "height"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (c); i++) {
+    GstElement *cf = gst_element_factory_make ("capsfilter", NULL);
+    GstElement *e = gst_element_factory_make (FACTORY, NULL);
+    gchar *str = g_strdup_printf ("video/x-raw,format=GRAY8,%s,"
+        "framerate=30/1", c[i].frame);
+    GstCaps *fc = gst_caps_from_string (str);
+    g_object_set (cf, "caps", fc, NULL);
+    gst_caps_unref (fc);
+    gst_util_set_object_arg (G_OBJECT (e), "layout", c[i].layout);
+    GstPad *cfsrc = gst_element_get_static_pad (cf, "src");
+    GstPad *sink = gst_element_get_static_pad (e, "sink");
+    GstPad *src = gst_element_get_static_pad (e, "src");
+    fail_unless_equals_int (gst_pad_link (cfsrc, sink), GST_PAD_LINK_OK);
+    GstCaps *can = gst_pad_query_caps (src, NULL);
+    for (gint v = c[i].lo - 2; v <= 2 * c[i].hi + 2; v++) {
+      gchar *o = g_strdup_printf ("video/x-raw,format=GRAY16_LE,%s=%d",
+          c[i].field, v);
+      GstCaps *oc = gst_caps_from_string (o);
+      const gboolean want = v >= c[i].lo && v <= c[i].hi;
+      if (gst_caps_can_intersect (can, oc) != want) {
+        gchar *cs = gst_caps_to_string (can);
+        fail ("%s %s: views of %s=%d %s; offered %s", c[i].layout, str,
+            c[i].field, v, want ? "not offered" : "offered", cs);
+        g_free (cs);
+      }
+      gst_caps_unref (oc);
+      g_free (o);
+    }
+    gst_caps_unref (can);
+    gst_pad_unlink (cfsrc, sink);
+    gst_object_unref (cfsrc);
+    gst_object_unref (sink);
+    gst_object_unref (src);
+    gst_object_unref (cf);
+    gst_object_unref (e);
+    g_free (str);
+  }
+}
+GST_END_TEST;
+
 /* Each test starts from the defaults of the switches above (with
  * CK_FORK=no a failed test leaves them as it had set them). */
 static void
@@ -1047,4 +1103,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_huge_view_refused);
   tcase_add_test (tc, test_output_not_stereo);
   tcase_add_test (tc, test_flipped_not_accepted);
+  tcase_add_test (tc, test_upstream_ranges_halved);
 }
