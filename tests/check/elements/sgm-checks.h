@@ -1065,6 +1065,35 @@ GST_START_TEST (test_upstream_ranges_halved)
 }
 GST_END_TEST;
 
+/* docs/sgm.md: views of at most 32767 pixels each way: 32767 itself is
+ * taken (test_huge_view_refused checks 32768) */
+GST_START_TEST (test_largest_view_taken)
+{
+  GstHarness *h = gst_harness_new (FACTORY);
+  g_object_set (h->element, "num-disparities", 4, NULL);
+  const gint w = 2 * 32767;
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=2,framerate=30/1", w);
+  gst_harness_set_src_caps_str (h, caps);
+  /* GRAY8 rows are padded to 4 bytes */
+  const gsize size = (gsize) GST_ROUND_UP_4 (w) * 2;
+  GstBuffer *buf = gst_buffer_new_and_alloc (size);
+  gst_buffer_memset (buf, 0, 0x40, size);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  GstVideoInfo info;
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, oc));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 32767);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 2);
+  gst_caps_unref (oc);
+  gst_buffer_unref (out);
+  g_free (caps);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* Each test starts from the defaults of the switches above (with
  * CK_FORK=no a failed test leaves them as it had set them). */
 static void
@@ -1104,4 +1133,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_output_not_stereo);
   tcase_add_test (tc, test_flipped_not_accepted);
   tcase_add_test (tc, test_upstream_ranges_halved);
+  tcase_add_test (tc, test_largest_view_taken);
 }
