@@ -908,6 +908,51 @@ GST_START_TEST (test_fixates_whole_views)
 }
 GST_END_TEST;
 
+/* An odd frame (its last column or row unused, docs/sgm.md) is offered
+ * upstream also when downstream gives the views' size as a range: views of
+ * 15..20 are frames of 30..41 (41: a view of 20 and a column to drop) */
+GST_START_TEST (test_odd_frame_in_range)
+{
+  static const char *modes[2] = { "side-by-side", "top-bottom" };
+  for (int tb = 0; tb < 2; tb++) {
+    GstElement *e = gst_element_factory_make (FACTORY, NULL);
+    GstElement *cf = gst_element_factory_make ("capsfilter", NULL);
+    GstCaps *fc = gst_caps_from_string (tb ?
+        "video/x-raw,format=GRAY8,width=20,height=[15,20]" :
+        "video/x-raw,format=GRAY8,width=[15,20],height=20");
+    g_object_set (cf, "caps", fc, NULL);
+    gst_caps_unref (fc);
+    gst_util_set_object_arg (G_OBJECT (e), "layout", modes[tb]);
+    GstPad *src = gst_element_get_static_pad (e, "src");
+    GstPad *cfsink = gst_element_get_static_pad (cf, "sink");
+    GstPad *sink = gst_element_get_static_pad (e, "sink");
+    fail_unless_equals_int (gst_pad_link (src, cfsink), GST_PAD_LINK_OK);
+    GstCaps *can = gst_pad_query_caps (sink, NULL);
+    for (gint v = 28; v <= 43; v++) {
+      gchar *str = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+          "height=%d", tb ? 20 : v, tb ? v : 20);
+      GstCaps *c = gst_caps_from_string (str);
+      const gboolean want = v >= 30 && v <= 41;
+      if (gst_caps_can_intersect (can, c) != want) {
+        gchar *cs = gst_caps_to_string (can);
+        fail ("%s, views of 15..20: frame %s %s; offered %s", modes[tb], str,
+            want ? "not offered" : "offered", cs);
+        g_free (cs);
+      }
+      gst_caps_unref (c);
+      g_free (str);
+    }
+    gst_caps_unref (can);
+    gst_pad_unlink (src, cfsink);
+    gst_object_unref (src);
+    gst_object_unref (cfsink);
+    gst_object_unref (sink);
+    gst_object_unref (cf);
+    gst_object_unref (e);
+  }
+}
+GST_END_TEST;
+
 /* The output is one view: a region of the stereo frame does not carry
  * over (and the cpu and cuda twins agree on that). */
 GST_START_TEST (test_roi_meta_dropped)
@@ -1134,4 +1179,5 @@ add_sgm_cases (TCase * tc)
   tcase_add_test (tc, test_flipped_not_accepted);
   tcase_add_test (tc, test_upstream_ranges_halved);
   tcase_add_test (tc, test_largest_view_taken);
+  tcase_add_test (tc, test_odd_frame_in_range);
 }
