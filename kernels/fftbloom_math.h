@@ -341,7 +341,7 @@ ci_fb_glare_prepare (const CiFbGlare * g, float R, CiFbGlarePrep * p)
  * start x e1 x e2, which is 0 once e1 is (92 M texels of old and new
  * compared bit for bit, 2026-11-30). */
 CI_HD void
-ci_fb_glare_terms_prep (const CiFbGlarePrep * p, float dx, float dy,
+ci_fb_glare_terms (const CiFbGlarePrep * p, float dx, float dy,
     float *core, float *halo, float *spikes)
 {
   const float R = p->R;
@@ -356,7 +356,7 @@ ci_fb_glare_terms_prep (const CiFbGlarePrep * p, float dx, float dy,
   float q = 1.0f + (r * r) / (p->hs * p->hs);
   *halo = w / (q * sqrtf (q));
   float sp = 0.0f;
-  if (p->n > 0 && r > 0.0f) {
+  if (r > 0.0f) {
     for (int k = 0; k < p->n; k++) {
       const float ux = p->ux[k], uy = p->uy[k];
       float along = dx * ux + dy * uy;
@@ -380,16 +380,6 @@ ci_fb_glare_terms_prep (const CiFbGlarePrep * p, float dx, float dy,
     sp *= w;
   }
   *spikes = sp;
-}
-
-/* ci_fb_glare_terms_prep with the preparation for one texel */
-CI_HD void
-ci_fb_glare_terms (const CiFbGlare * g, float dx, float dy, float R,
-    float *core, float *halo, float *spikes)
-{
-  CiFbGlarePrep p;
-  ci_fb_glare_prepare (g, R, &p);
-  ci_fb_glare_terms_prep (&p, dx, dy, core, halo, spikes);
 }
 
 #ifdef __cplusplus

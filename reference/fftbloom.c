@@ -125,7 +125,7 @@ ci_fb_kernel_glare (const CiFbGlare * g, int radius)
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       size_t i = (size_t) y * d + x;
-      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
+      ci_fb_glare_terms (&gp, (float) (x - R), (float) (y - R),
           &terms[i], &terms[n + i], &terms[2 * n + i]);
       for (int t = 0; t < 3; t++)
         sum[t] += terms[t * n + i];
@@ -165,7 +165,7 @@ ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       float tm[3];
-      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
+      ci_fb_glare_terms (&gp, (float) (x - R), (float) (y - R),
           &tm[0], &tm[1], &tm[2]);
       for (int t = 0; t < 3; t++)
         sum[t] += tm[t];
@@ -177,7 +177,7 @@ ci_fb_kernel_glare_window (const CiFbGlare * g, int R, int rx, int ry)
   for (int y = 0; y < d; y++)
     for (int x = 0; x < d; x++) {
       float tm[3];
-      ci_fb_glare_terms_prep (&gp, (float) (x - R), (float) (y - R),
+      ci_fb_glare_terms (&gp, (float) (x - R), (float) (y - R),
           &tm[0], &tm[1], &tm[2]);
       const float fv = glare_mix (tm, w, sum);
       s += fv;
@@ -320,12 +320,6 @@ dup_err (const char *a, const char *b)
   return s;
 }
 
-/* A 16-bit PNG with an sRGB chunk, through libpng's low-level API: its
- * simplified API decodes such a file with a 2.2 power (gamma 0.45455),
- * not the sRGB curve it decodes 8-bit files with. Texels are
- * sRGB-decoded code/65535 times alpha/65535 (tRNS as alpha), grey one
- * plane, colour three. NULL: not such a file (*handled 0), or an error
- * (*handled 1, *err set). */
 static void
 png16_warning (png_structp png, png_const_charp msg)
 {
@@ -340,9 +334,14 @@ png16_error (png_structp png, png_const_charp msg)
   png_longjmp (png, 1);
 }
 
-static float *
-load_png16_srgb (const char *path, int *w, int *h, int *colour,
-    int *handled, char **err)
+/* A 16-bit PNG with an sRGB chunk, through libpng's low-level API: its
+ * simplified API decodes such a file with a 2.2 power (gamma 0.45455),
+ * not the sRGB curve it decodes 8-bit files with. Texels are
+ * sRGB-decoded code/65535 times alpha/65535 (tRNS as alpha), grey one
+ * plane, colour three. NULL: not such a file (*handled 0), or an error
+ * (*handled 1, *err set). */
+static CiFbImage *
+load_png16_srgb (const char *path, int *handled, char **err)
 {
   *handled = 0;
   FILE *f = fopen (path, "rb");
@@ -355,12 +354,14 @@ load_png16_srgb (const char *path, int *w, int *h, int *colour,
   uint8_t *volatile buf = NULL;
   png_bytep *volatile rows = NULL;
   float *volatile data = NULL;
+  CiFbImage *volatile img = NULL;
   if (!info || setjmp (png_jmpbuf (png))) {
     if (*handled && err && !*err)
       *err = dup_err (path, msg);
     free (buf);
     free (rows);
     free (data);
+    free (img);
     png_destroy_read_struct (&png, &info, NULL);
     fclose (f);
     return NULL;
@@ -389,7 +390,8 @@ load_png16_srgb (const char *path, int *w, int *h, int *colour,
   buf = malloc (rb * ph);
   rows = malloc (ph * sizeof *rows);
   data = malloc ((size_t) pw * ph * ch * sizeof (float));
-  if (!buf || !rows || !data)
+  img = calloc (1, sizeof *img);
+  if (!buf || !rows || !data || !img)
     png_longjmp (png, 1);       /* msg: out of memory */
   for (png_uint_32 y = 0; y < ph; y++)
     rows[y] = buf + rb * y;
@@ -407,10 +409,11 @@ load_png16_srgb (const char *path, int *w, int *h, int *colour,
   free (rows);
   png_destroy_read_struct (&png, &info, NULL);
   fclose (f);
-  *w = (int) pw;
-  *h = (int) ph;
-  *colour = ch == 3;
-  return data;
+  img->width = (int) pw;
+  img->height = (int) ph;
+  img->channels = ch;
+  img->data = data;
+  return img;
 }
 
 CiFbImage *
@@ -429,21 +432,10 @@ ci_fb_image_load_png (const char *path, char **err)
   int colour = (pi.format & PNG_FORMAT_FLAG_COLOR) != 0;
   int linear16 = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
   if (linear16) {
-    int w16, h16, c16, handled;
-    float *d16 = load_png16_srgb (path, &w16, &h16, &c16, &handled, err);
+    int handled;
+    CiFbImage *img = load_png16_srgb (path, &handled, err);
     if (handled) {
       png_image_free (&pi);
-      CiFbImage *img = d16 ? calloc (1, sizeof *img) : NULL;
-      if (!img) {
-        if (d16 && err)
-          *err = dup_err (path, "out of memory");
-        free (d16);
-        return NULL;
-      }
-      img->width = w16;
-      img->height = h16;
-      img->channels = c16 ? 3 : 1;
-      img->data = d16;
       return img;
     }
   }
