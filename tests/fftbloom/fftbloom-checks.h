@@ -120,6 +120,13 @@ reference_output (const GstVideoInfo * info, GstVideoFrame * fi,
   return ref;
 }
 
+/* The sample at byte offset @o of a plane of 1- or 2-byte (LE) samples */
+static gint
+sample_at (const guint8 * p, size_t o, gint bytes)
+{
+  return bytes == 1 ? p[o] : GST_READ_UINT16_LE (p + o);
+}
+
 /* Max code difference over colour samples; alpha must match exactly. */
 static void
 check_against_reference (const GstVideoInfo * info, GstBuffer * in,
@@ -142,18 +149,10 @@ check_against_reference (const GstVideoInfo * info, GstBuffer * in,
   for (gint y = 0; y < h; y++)
     for (gint x = 0; x < w; x++)
       for (gint c = 0; c < 4; c++) {
-        gint a, b, i;
         size_t ia = (size_t) y * stride + (x * 4 + c) * bytes;
         size_t ib = (size_t) y * ostride + (x * 4 + c) * bytes;
-        if (bytes == 1) {
-          a = ref[ia];
-          b = o[ib];
-          i = src[ia];
-        } else {
-          a = GST_READ_UINT16_LE (ref + ia);
-          b = GST_READ_UINT16_LE (o + ib);
-          i = GST_READ_UINT16_LE (src + ia);
-        }
+        const gint a = sample_at (ref, ia, bytes), b = sample_at (o, ib, bytes),
+            i = sample_at (src, ia, bytes);
         if (c == aoff) {
           alpha_bad += a != i || b != i;
           continue;
@@ -192,9 +191,8 @@ reference_difference (const GstVideoInfo * info, GstBuffer * in,
   for (gint y = 0; y < h; y++)
     for (gint i = 0; i < w * 4; i++) {
       size_t o = (size_t) y * stride + i * bytes;
-      gint va = bytes == 1 ? ra[o] : GST_READ_UINT16_LE (ra + o);
-      gint vb = bytes == 1 ? rb[o] : GST_READ_UINT16_LE (rb + o);
-      worst = MAX (worst, ABS (va - vb));
+      worst = MAX (worst, ABS (sample_at (ra, o, bytes) - sample_at (rb, o,
+                  bytes)));
     }
   g_free (ra);
   g_free (rb);
