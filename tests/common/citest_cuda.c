@@ -199,6 +199,33 @@ ci_check_devices (const char *factory, const char *props,
   gst_buffer_unref (in);
 }
 
+void
+ci_check_device_id_property (const char *factory)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  fail_unless (e != NULL, "no element %s", factory);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "cuda-device-id");
+  fail_unless (ps != NULL && G_IS_PARAM_SPEC_INT (ps),
+      "%s: no int property cuda-device-id", factory);
+  const GParamSpecInt *pi = G_PARAM_SPEC_INT (ps);
+  fail_unless (pi->minimum == -1 && pi->maximum == G_MAXINT
+      && pi->default_value == -1, "%s cuda-device-id: range %d..%d, "
+      "default %d", factory, pi->minimum, pi->maximum, pi->default_value);
+  fail_unless ((ps->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE
+      && (ps->flags & GST_PARAM_MUTABLE_READY),
+      "%s cuda-device-id: not read-write and changeable in READY", factory);
+  ci_check_param_flags (e, "cuda-device-id", 0, 0);
+  const gint v[] = { 3, 0, -1 };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++) {
+    gint got = -2;
+    g_object_set (e, "cuda-device-id", v[i], NULL);
+    g_object_get (e, "cuda-device-id", &got, NULL);
+    fail_unless_equals_int (got, v[i]);
+  }
+  gst_object_unref (e);
+}
+
 static GstBuffer *
 frame_for (const char *caps)
 {

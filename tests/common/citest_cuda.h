@@ -24,6 +24,12 @@ int ci_gst_cuda_device_count (void);
 void ci_check_devices (const char *factory, const char *props,
     const char *out_fields, const char *caps);
 
+/* cuda-device-id of @factory as documented: an int from -1 (a neighbour's
+ * device, else the first) up, -1 by default, read-write, changeable in
+ * READY (it takes effect at the next start) but not while PLAYING, not
+ * controllable; set and read back. Needs no GPU. */
+void ci_check_device_id_property (const char *factory);
+
 /* Out of GPU memory at new caps mid-stream (a resolution switch): @factory
  * with @props works at @small_caps -> @small_out (caps strings), then,
  * with every block of device 0's memory held by a context of the test's

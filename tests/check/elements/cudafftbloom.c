@@ -46,6 +46,13 @@ GST_START_TEST (test_caps_changes_cuda_memory)
 }
 GST_END_TEST;
 
+/* cuda-device-id as documented (ci_check_device_id_property; no GPU needed) */
+GST_START_TEST (test_device_id_property)
+{
+  ci_check_device_id_property (FACTORY);
+}
+GST_END_TEST;
+
 /* out of GPU memory at a resolution switch: a clear error, no crash,
  * then frames again once memory is back (ci_check_oom_on_caps_change) */
 GST_START_TEST (test_oom_on_caps_change)
@@ -149,5 +156,6 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_pinned_pools);
   tcase_add_test (tc, test_devices);
   tcase_add_test (tc, test_oom_on_caps_change);
+  tcase_add_test (tc, test_device_id_property);
   return ci_check_main (s, "cudafftbloom", argc, argv);
 }

@@ -113,6 +113,13 @@ GST_START_TEST (test_cuda_memory_shared_context)
 }
 GST_END_TEST;
 
+/* cuda-device-id as documented (ci_check_device_id_property; no GPU needed) */
+GST_START_TEST (test_device_id_property)
+{
+  ci_check_device_id_property (FACTORY);
+}
+GST_END_TEST;
+
 /* Out of GPU memory on a caps change mid-stream (a resolution switch): the
  * element must post a clear RESOURCE error and refuse the caps, not crash;
  * once memory is back it must work again. Device memory is filled from a
@@ -166,6 +173,7 @@ main (int argc, char **argv)
   } else {
     tcase_add_test (tc, test_no_device_fails_cleanly);
   }
+  tcase_add_test (tc, test_device_id_property);
   suite_add_tcase (s, tc);
   int r = gst_check_run_suite (s, "cudasupersample", __FILE__);
   if (!gpu && r == 0)
