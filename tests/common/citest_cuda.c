@@ -226,6 +226,86 @@ ci_check_device_id_property (const char *factory)
   gst_object_unref (e);
 }
 
+/* a peer's answer to caps queries: the caps in its "ci-caps" data */
+static gboolean
+answer_caps (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return FALSE;
+  GstCaps *filter = NULL;
+  GstCaps *caps = gst_caps_ref (g_object_get_data (G_OBJECT (pad), "ci-caps"));
+  gst_query_parse_caps (query, &filter);
+  if (filter) {
+    GstCaps *t = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    caps = t;
+  }
+  gst_query_set_caps_result (query, caps);
+  gst_caps_unref (caps);
+  return TRUE;
+}
+
+/* whether every structure of @caps in CUDA memory (@cuda) or in system
+ * memory comes before every structure in the other, and there is one */
+static gboolean
+grouped_first (GstCaps * caps, gboolean cuda)
+{
+  gint last_same = -1, first_other = G_MAXINT;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    const gboolean c = f && gst_caps_features_contains (f,
+        GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    if (c == cuda)
+      last_same = i;
+    else if (first_other == G_MAXINT)
+      first_other = i;
+  }
+  return last_same >= 0 && last_same < first_other;
+}
+
+void
+ci_check_memory_preference (const char *factory, const char *in_caps,
+    const char *out_caps)
+{
+  for (int cuda = 0; cuda <= 1; cuda++) {
+    for (int down = 0; down <= 1; down++) {
+      GstElement *e = gst_element_factory_make (factory, NULL);
+      fail_unless (e != NULL, "no element %s", factory);
+      GstCaps *peer_caps = gst_caps_from_string (down ? out_caps : in_caps);
+      fail_unless (peer_caps != NULL);
+      if (cuda)
+        gst_caps_set_features_simple (peer_caps,
+            gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+      GstPad *peer = gst_pad_new ("peer", down ? GST_PAD_SINK : GST_PAD_SRC);
+      g_object_set_data_full (G_OBJECT (peer), "ci-caps", peer_caps,
+          (GDestroyNotify) gst_caps_unref);
+      gst_pad_set_query_function (peer, answer_caps);
+      GstPad *near = gst_element_get_static_pad (e, down ? "src" : "sink");
+      GstPad *far = gst_element_get_static_pad (e, down ? "sink" : "src");
+      fail_unless_equals_int (down ? gst_pad_link (near, peer) :
+          gst_pad_link (peer, near), GST_PAD_LINK_OK);
+      GstCaps *got = gst_pad_query_caps (far, NULL);
+      gchar *what = g_strdup_printf ("%s, %s peer in %s memory: %s pad",
+          factory, down ? "downstream" : "upstream", cuda ? "CUDA" : "system",
+          down ? "sink" : "src");
+      gchar *text = gst_caps_to_string (got);
+      fail_unless (grouped_first (got, cuda), "%s: %s", what, text);
+      g_free (text);
+      g_free (what);
+      gst_caps_unref (got);
+      if (down)
+        gst_pad_unlink (near, peer);
+      else
+        gst_pad_unlink (peer, near);
+      gst_object_unref (near);
+      gst_object_unref (far);
+      gst_object_unref (peer);
+      gst_object_unref (e);
+    }
+  }
+}
+
 static GstBuffer *
 frame_for (const char *caps)
 {

@@ -30,6 +30,15 @@ void ci_check_devices (const char *factory, const char *props,
  * controllable; set and read back. Needs no GPU. */
 void ci_check_device_id_property (const char *factory);
 
+/* The memory the other side has comes first (caps queries, the element in
+ * NULL, so no GPU needed): with an upstream peer that offers @in_caps
+ * (raw caps, no features) in system memory, every structure of the src
+ * pad's caps in system memory comes before any in memory:CUDAMemory, and
+ * the other way round for a peer in CUDA memory; the same for the sink pad
+ * against a downstream peer taking @out_caps. */
+void ci_check_memory_preference (const char *factory, const char *in_caps,
+    const char *out_caps);
+
 /* Out of GPU memory at new caps mid-stream (a resolution switch): @factory
  * with @props works at @small_caps -> @small_out (caps strings), then,
  * with every block of device 0's memory held by a context of the test's

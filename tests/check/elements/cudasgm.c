@@ -33,6 +33,15 @@ GST_START_TEST (test_devices)
 }
 GST_END_TEST;
 
+/* the memory the other side has comes first (ci_check_memory_preference;
+ * no GPU needed) */
+GST_START_TEST (test_memory_preference)
+{
+  ci_check_memory_preference (FACTORY, "video/x-raw,format=NV12,width=128,height=48,framerate=30/1",
+      "video/x-raw,format=RGBA");
+}
+GST_END_TEST;
+
 /* cuda-device-id as documented (ci_check_device_id_property; no GPU needed) */
 GST_START_TEST (test_device_id_property)
 {
@@ -71,6 +80,7 @@ cudasgm_suite (void)
   tcase_add_test (tc, test_devices);
   tcase_add_test (tc, test_oom_on_caps_change);
   tcase_add_test (tc, test_device_id_property);
+  tcase_add_test (tc, test_memory_preference);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -113,6 +113,15 @@ GST_START_TEST (test_cuda_memory_shared_context)
 }
 GST_END_TEST;
 
+/* the memory the other side has comes first (ci_check_memory_preference;
+ * no GPU needed) */
+GST_START_TEST (test_memory_preference)
+{
+  ci_check_memory_preference (FACTORY, "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1",
+      "video/x-raw,format=RGBA,width=32,height=24");
+}
+GST_END_TEST;
+
 /* cuda-device-id as documented (ci_check_device_id_property; no GPU needed) */
 GST_START_TEST (test_device_id_property)
 {
@@ -174,6 +183,7 @@ main (int argc, char **argv)
     tcase_add_test (tc, test_no_device_fails_cleanly);
   }
   tcase_add_test (tc, test_device_id_property);
+  tcase_add_test (tc, test_memory_preference);
   suite_add_tcase (s, tc);
   int r = gst_check_run_suite (s, "cudasupersample", __FILE__);
   if (!gpu && r == 0)

@@ -73,6 +73,16 @@ GST_START_TEST (test_devices)
 }
 GST_END_TEST;
 
+/* the memory the other side has comes first (ci_check_memory_preference;
+ * no GPU needed) */
+GST_START_TEST (test_memory_preference)
+{
+  ci_check_memory_preference (FACTORY, "video/x-raw,format=P010_10LE,width=64,height=48,framerate=30/1,"
+      "colorimetry=bt2100-pq",
+      "video/x-raw,format=BGRx");
+}
+GST_END_TEST;
+
 /* cuda-device-id as documented (ci_check_device_id_property; no GPU needed) */
 GST_START_TEST (test_device_id_property)
 {
@@ -113,6 +123,7 @@ cudatonemap_suite (void)
   tcase_add_test (tc, test_devices);
   tcase_add_test (tc, test_oom_on_caps_change);
   tcase_add_test (tc, test_device_id_property);
+  tcase_add_test (tc, test_memory_preference);
   tcase_add_test (tc, test_shared_context_bins);
   suite_add_tcase (s, tc);
   return s;
