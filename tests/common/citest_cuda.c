@@ -233,7 +233,8 @@ answer_caps (GstPad * pad, GstObject * parent, GstQuery * query)
   if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
     return FALSE;
   GstCaps *filter = NULL;
-  GstCaps *caps = gst_caps_ref (g_object_get_data (G_OBJECT (pad), "ci-caps"));
+  GstCaps *caps =
+      gst_caps_ref (g_object_get_data (G_OBJECT (pad), "ci-caps"));
   gst_query_parse_caps (query, &filter);
   if (filter) {
     GstCaps *t = gst_caps_intersect_full (filter, caps,

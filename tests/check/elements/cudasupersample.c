@@ -117,7 +117,8 @@ GST_END_TEST;
  * no GPU needed) */
 GST_START_TEST (test_memory_preference)
 {
-  ci_check_memory_preference (FACTORY, "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1",
+  ci_check_memory_preference (FACTORY,
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1",
       "video/x-raw,format=RGBA,width=32,height=24");
 }
 GST_END_TEST;

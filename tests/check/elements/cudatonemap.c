@@ -77,9 +77,9 @@ GST_END_TEST;
  * no GPU needed) */
 GST_START_TEST (test_memory_preference)
 {
-  ci_check_memory_preference (FACTORY, "video/x-raw,format=P010_10LE,width=64,height=48,framerate=30/1,"
-      "colorimetry=bt2100-pq",
-      "video/x-raw,format=BGRx");
+  ci_check_memory_preference (FACTORY,
+      "video/x-raw,format=P010_10LE,width=64,height=48,framerate=30/1,"
+      "colorimetry=bt2100-pq", "video/x-raw,format=BGRx");
 }
 GST_END_TEST;
 
